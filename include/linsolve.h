@@ -1,0 +1,311 @@
+/**
+ * @file linsolve.h
+ * @brief liblinsolve: dense linear systems AX = B on CPUs, CUDA GPUs and
+ *        OpenCL devices, with LAPACK semantics and honest measurements.
+ *
+ * Conventions (LAPACK / MAGMA):
+ *  - matrices are column-major with an explicit leading dimension;
+ *  - ipiv is 1-based, as LAPACK's getrf returns it;
+ *  - every function returns an int status: 0 success; -i argument i was
+ *    illegal (LAPACK numbering, the trailing context argument not counted);
+ *    other negative values are library/device failures (LS_E*);
+ *    positive values are numerical outcomes (a zero pivot's 1-based column,
+ *    or LS_NOT_CONVERGED / LS_BREAKDOWN / LS_INACCURATE from ls_solve).
+ *  - the caller owns what it allocated; the library frees what it allocated.
+ */
+#ifndef LINSOLVE_H
+#define LINSOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LS_VERSION_MAJOR 0
+#define LS_VERSION_MINOR 1
+#define LS_VERSION_PATCH 0
+
+#if defined(_WIN32)
+#define LS_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define LS_API __attribute__((visibility("default")))
+#else
+#define LS_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * Status codes: one table generates the enum, the names and ls_strerror().
+ * Library failures live far below LAPACK's -i argument codes.
+ * ---------------------------------------------------------------------- */
+#define LS_STATUS_MAP(X)                                                     \
+    X(OK, 0, "success")                                                      \
+    X(NOT_CONVERGED, 1000001, "iterative method did not converge")          \
+    X(BREAKDOWN, 1000002, "iterative method broke down")                    \
+    X(INACCURATE, 1000003, "solution failed the scaled-residual check")     \
+    X(ENOMEM, -1001, "out of host memory")                                   \
+    X(EDEVMEM, -1002, "out of device memory")                                \
+    X(EUNAVAIL, -1003, "backend or device unavailable")                      \
+    X(EDEVICE, -1004, "device, driver or kernel failure")                    \
+    X(EINVAL, -1005, "invalid argument")                                     \
+    X(EIO, -1006, "cannot open, read or write file")                         \
+    X(EFORMAT, -1007, "malformed input file")                                \
+    X(EUNSUPPORTED, -1008, "unsupported input or option")                    \
+    X(ENONFINITE, -1009, "non-finite value in input")                        \
+    X(ESIZE, -1010, "dimensions do not match or are too large")              \
+    X(ELIMIT, -1011, "problem exceeds a limit of this method or device")     \
+    X(EINTERNAL, -1012, "internal error")
+
+typedef enum ls_status {
+#define LS_STATUS_ENUM_(name, code, text) LS_##name = code,
+    LS_STATUS_MAP(LS_STATUS_ENUM_)
+#undef LS_STATUS_ENUM_
+} ls_status;
+
+/** Text for any status, including LAPACK's -i and positive pivot codes. */
+LS_API const char *ls_strerror(int status);
+/** Symbolic name ("LS_EIO", "LS_SINGULAR", "LS_ILLEGAL_ARG", ...). */
+LS_API const char *ls_status_name(int status);
+
+/* ------------------------------------------------------------------------
+ * Enumerations with string names (parse / name round-trip).
+ * ---------------------------------------------------------------------- */
+typedef enum ls_backend_kind {
+    LS_BACKEND_AUTO = 0,
+    LS_BACKEND_CPU,
+    LS_BACKEND_CUDA,
+    LS_BACKEND_OPENCL,
+    LS_BACKEND_COUNT_
+} ls_backend_kind;
+
+typedef enum ls_precision { LS_DOUBLE = 0, LS_SINGLE = 1 } ls_precision;
+
+typedef enum ls_pivot { LS_PIVOT_PARTIAL = 0, LS_PIVOT_NONE = 1 } ls_pivot;
+
+/* name, description. Order is ABI. */
+#define LS_METHOD_MAP(X)                                                                    \
+    X(AUTO, "auto", "best available method for the backend")                                \
+    X(GE, "ge", "Gaussian elimination, partial pivoting, back substitution (seed 000 alg 1)") \
+    X(LU, "lu", "blocked right-looking LU with partial pivoting (getrf) + getrs")            \
+    X(GJ1, "gj1", "Gauss-Jordan model 1: forward then backward elimination (seed 003)")      \
+    X(GJ2, "gj2", "Gauss-Jordan model 2: one pass above and below each pivot (seed 003)")    \
+    X(BICGSTAB, "bicgstab", "BiCGStab iterative solver (seed 001 alg 2)")                   \
+    X(LAPACK, "lapack", "LAPACK dgesv/sgesv through LAPACKE/OpenBLAS")                      \
+    X(GE_NAIVE, "ge-naive", "GE, one thread per row, one launch per pivot (seed 000)")     \
+    X(GE_BLOCKED, "ge-blocked", "GE, pivot row cached in shared/local memory (seed 000)")  \
+    X(GE_COALESCED, "ge-coalesced", "GE, one thread per matrix element (seed 000)")        \
+    X(LU_SEED, "lu-seed", "LU of seed 002: findPivot/swap/multipliers/update kernels")     \
+    X(GE_LOCAL, "ge-local", "OpenCL: whole augmented matrix in local memory (seed 004)")   \
+    X(GE_IMAGE, "ge-image", "OpenCL: image ping-pong elimination, float only (seed 004)")  \
+    X(GE_BUFFER, "ge-buffer", "OpenCL: buffer ping-pong elimination (seed 004)")
+
+typedef enum ls_method {
+#define LS_METHOD_ENUM_(id, name, desc) LS_METHOD_##id,
+    LS_METHOD_MAP(LS_METHOD_ENUM_)
+#undef LS_METHOD_ENUM_
+    LS_METHOD_COUNT_
+} ls_method;
+
+LS_API const char *ls_method_name(ls_method m);
+LS_API const char *ls_method_description(ls_method m);
+/** @return 0 and sets *out, or LS_EINVAL for an unknown name. */
+LS_API int ls_method_parse(const char *name, ls_method *out);
+LS_API const char *ls_backend_name(ls_backend_kind b);
+LS_API int ls_backend_parse(const char *name, ls_backend_kind *out);
+LS_API const char *ls_precision_name(ls_precision p);
+LS_API int ls_precision_parse(const char *name, ls_precision *out);
+
+/* ------------------------------------------------------------------------
+ * Context: owns the backend choice and device. No global mutable state.
+ * ---------------------------------------------------------------------- */
+typedef struct ls_context ls_context;
+
+/**
+ * @param[out] ctx     new context (NULL on failure)
+ * @param[in]  backend LS_BACKEND_AUTO tries CUDA, then OpenCL GPUs, then CPU
+ *                     and never fails for lack of a GPU
+ * @param[in]  device  device index within the backend (0 = first)
+ * @return 0, LS_EUNAVAIL, LS_EUNSUPPORTED, LS_ENOMEM. On any failure but
+ *         LS_ENOMEM, *ctx still holds an unusable context whose
+ *         ls_context_error() says why; destroy it with ls_context_destroy().
+ */
+LS_API int ls_context_create(ls_context **ctx, ls_backend_kind backend, int device);
+LS_API void ls_context_destroy(ls_context *ctx);
+/** The backend actually in use (never AUTO). */
+LS_API ls_backend_kind ls_context_backend(const ls_context *ctx);
+/** One line: "cuda:0 NVIDIA H100 80GB HBM3 (132 SMs, cc 9.0)". */
+LS_API const char *ls_context_device_name(const ls_context *ctx);
+/** Why AUTO picked what it picked, e.g. "no CUDA device: using cpu". */
+LS_API const char *ls_context_note(const ls_context *ctx);
+/** Last error detail with file:line where known ("" if none). */
+LS_API const char *ls_context_error(const ls_context *ctx);
+/** Is method m available in precision p on this context's backend? 0 if yes. */
+LS_API int ls_context_supports(ls_context *ctx, ls_method m, ls_precision p);
+/** Write a description of all backends, platforms and devices to a FILE*. */
+LS_API int ls_print_info(void *file);
+
+/* ------------------------------------------------------------------------
+ * LAPACK-shaped drivers. ctx may be NULL: the CPU reference is used.
+ * Argument numbering for info = -i follows LAPACK (ctx is not counted).
+ * ---------------------------------------------------------------------- */
+/** LU with partial pivoting of the n x n matrix A: A = P L U. */
+LS_API int ls_dgetrf(int m, int n, double *A, int lda, int *ipiv, int *info, ls_context *ctx);
+LS_API int ls_sgetrf(int m, int n, float *A, int lda, int *ipiv, int *info, ls_context *ctx);
+/** Solve op(A) X = B with the factors of getrf; trans = 'N' or 'T'. */
+LS_API int ls_dgetrs(char trans, int n, int nrhs, const double *A, int lda, const int *ipiv,
+                     double *B, int ldb, int *info, ls_context *ctx);
+LS_API int ls_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *ipiv,
+                     float *B, int ldb, int *info, ls_context *ctx);
+/** getrf + getrs: A is overwritten by its factors, B by X. */
+LS_API int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb, int *info,
+                    ls_context *ctx);
+LS_API int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int ldb, int *info,
+                    ls_context *ctx);
+
+/* ------------------------------------------------------------------------
+ * High-level solve with options and a report.
+ * ---------------------------------------------------------------------- */
+typedef void (*ls_progress_fn)(void *arg, double fraction, const char *what);
+
+typedef struct ls_options {
+    ls_method method;       /**< LS_METHOD_AUTO picks per backend */
+    ls_precision precision; /**< working precision */
+    ls_pivot pivot;         /**< partial (default) or none (study mode) */
+    double rtol;            /**< iterative: relative tolerance on ||r||/||b|| (1e-10) */
+    double atol;            /**< iterative: absolute tolerance on ||r|| (0) */
+    int max_iter;           /**< iterative: iteration cap (default 2000) */
+    int check;              /**< compute the scaled residual (default 1) */
+    ls_progress_fn progress; /**< optional: called on long work */
+    void *progress_arg;
+} ls_options;
+
+/** Fill defaults: auto, double, partial pivoting, rtol 1e-10, 2000 its. */
+LS_API void ls_options_init(ls_options *opt);
+
+typedef struct ls_report {
+    ls_method method;       /**< method actually run */
+    ls_backend_kind backend;
+    ls_precision precision;
+    int n, nrhs;
+    int info;               /**< LAPACK info of the factorization */
+    double t_read;          /**< seconds reading input (filled by callers that read) */
+    double t_h2d;           /**< host->device transfer */
+    double t_factor;        /**< factorization / elimination */
+    double t_solve;         /**< substitution / iterations */
+    double t_d2h;           /**< device->host transfer */
+    double t_total;         /**< wall time of the whole ls_solve call */
+    double flops;           /**< LAPACK-exact count for the dense methods */
+    double bytes;           /**< modelled device-memory traffic (docs/metrics.md) */
+    double gflops;          /**< flops / (t_factor + t_solve) / 1e9 */
+    double gbps;            /**< bytes / (t_factor + t_solve) / 1e9 */
+    double residual;        /**< ||B-AX||inf / (n ||A||inf ||X||inf eps) */
+    int iterations;         /**< iterative methods */
+    double *history;        /**< relative residual per iteration (library-owned) */
+    int history_len;
+    char device[128];       /**< device the work ran on */
+    char message[256];      /**< human-readable outcome detail */
+} ls_report;
+
+/** Release what the library allocated inside a report (history). */
+LS_API void ls_report_clear(ls_report *rep);
+
+/**
+ * Solve A X = B. Inputs are double; the work runs in opt->precision.
+ * @param[in]     A   n x n, column-major, lda >= max(1,n); not modified
+ * @param[in,out] B   n x nrhs on entry, X on exit
+ * @param[out]    rep filled (may be NULL); call ls_report_clear() after
+ * @return 0; LS_EINVAL/-i for bad arguments; the 1-based zero-pivot column
+ *         for a singular matrix (info > 0); LS_NOT_CONVERGED; LS_BREAKDOWN;
+ *         LS_INACCURATE when opt->check finds residual > 30;
+ *         LS_EUNAVAIL / LS_EUNSUPPORTED / LS_EDEVMEM / LS_EDEVICE ...
+ */
+LS_API int ls_solve(ls_context *ctx, const ls_options *opt, int n, int nrhs, const double *A,
+                    int lda, double *B, int ldb, ls_report *rep);
+
+/* ------------------------------------------------------------------------
+ * Verification and counts.
+ * ---------------------------------------------------------------------- */
+/** ||B-AX||inf / (n ||A||inf ||X||inf eps); eps of the working precision. */
+LS_API double ls_scaled_residual(int n, int nrhs, const double *A, int lda, const double *X,
+                                 int ldx, const double *B, int ldb, double eps);
+LS_API double ls_eps(ls_precision p);
+/** LAPACK's exact counts. */
+LS_API double ls_flops_getrf(double m, double n);
+LS_API double ls_flops_getrs(double n, double nrhs);
+LS_API double ls_flops_gesv(double n, double nrhs);
+
+/* ------------------------------------------------------------------------
+ * Dense matrices and files (src/io). Column-major, library-allocated.
+ * ---------------------------------------------------------------------- */
+typedef struct ls_matrix {
+    int rows, cols;
+    int ld;           /**< = rows */
+    double *data;     /**< column-major, rows*cols */
+    int sparse_input; /**< 1 if read from a coordinate file */
+    long long nnz;    /**< stored entries read (coordinate) */
+} ls_matrix;
+
+LS_API void ls_matrix_free(ls_matrix *m);
+
+/**
+ * Read a Matrix Market (.mtx) or NumPy (.npy) file, chosen by content.
+ * @param[in]  path  file name
+ * @param[out] m     the matrix (free with ls_matrix_free)
+ * @param[out] err   message naming file, line/byte offset and what was expected
+ * @return 0, LS_EIO, LS_EFORMAT, LS_EUNSUPPORTED, LS_ENONFINITE, LS_ESIZE, LS_ENOMEM
+ */
+LS_API int ls_matrix_read(const char *path, ls_matrix *m, char *err, size_t errlen);
+/** As ls_matrix_read, calling progress(arg, fraction, "reading") on large files. */
+LS_API int ls_matrix_read_ex(const char *path, ls_matrix *m, ls_progress_fn progress, void *arg,
+                             char *err, size_t errlen);
+LS_API int ls_mm_read(const char *path, ls_matrix *m, char *err, size_t errlen);
+LS_API int ls_npy_read(const char *path, ls_matrix *m, char *err, size_t errlen);
+/** Write as Matrix Market array real general, "%.17g". */
+LS_API int ls_mm_write(const char *path, const ls_matrix *m, char *err, size_t errlen);
+/** Write as .npy version 1.0, '<f8', Fortran order. */
+LS_API int ls_npy_write(const char *path, const ls_matrix *m, char *err, size_t errlen);
+/** Write by extension: .npy -> npy, anything else -> Matrix Market array. */
+LS_API int ls_matrix_write(const char *path, const ls_matrix *m, char *err, size_t errlen);
+/** Cap on elements a reader will allocate (default: 2^31, or LS_MAX_ELEMENTS env). */
+LS_API long long ls_io_max_elements(void);
+
+/* ------------------------------------------------------------------------
+ * Test-matrix generators (src/gen).
+ * ---------------------------------------------------------------------- */
+#define LS_GEN_MAP(X)                                                           \
+    X(RANDOM, "random", "uniform entries in [-1,1]")                             \
+    X(DIAGDOM, "diagdom", "random, strictly diagonally dominant")                \
+    X(ZERODIAG, "zerodiag", "random with zero diagonal: needs pivoting")          \
+    X(HILBERT, "hilbert", "Hilbert matrix 1/(i+j-1): ill-conditioned")           \
+    X(GFPP, "gfpp", "Wilkinson's growth matrix: growth 2^(n-1) under GEPP")      \
+    X(KAHAN, "kahan", "Kahan's upper-triangular matrix")                         \
+    X(RANDSVD, "randsvd", "random orthogonal U S V^T with chosen condition")     \
+    X(SINGULAR, "singular", "random with an exactly zero column")               \
+    X(POISSON2D, "poisson2d", "5-point 2-D Poisson, n = k^2 (sparse)")          \
+    X(CONVDIFF, "convdiff", "5-point 2-D convection-diffusion, n = k^2 (sparse)")
+
+typedef enum ls_gen_kind {
+#define LS_GEN_ENUM_(id, name, desc) LS_GEN_##id,
+    LS_GEN_MAP(LS_GEN_ENUM_)
+#undef LS_GEN_ENUM_
+    LS_GEN_COUNT_
+} ls_gen_kind;
+
+LS_API const char *ls_gen_name(ls_gen_kind k);
+LS_API const char *ls_gen_description(ls_gen_kind k);
+LS_API int ls_gen_parse(const char *name, ls_gen_kind *out);
+/** Is this kind naturally sparse (written as coordinate)? */
+LS_API int ls_gen_is_sparse(ls_gen_kind k);
+/**
+ * Fill A (n x n, column-major, lda >= n) deterministically from seed.
+ * cond is used by RANDSVD (default 1e6 when <= 1).
+ */
+LS_API int ls_generate(ls_gen_kind kind, int n, double *A, int lda, uint64_t seed, double cond);
+/** Uniform [-1,1] fill of an m x n block (for right-hand sides). */
+LS_API void ls_fill_random(int m, int n, double *A, int lda, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LINSOLVE_H */

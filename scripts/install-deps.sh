@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages linsolve builds and tests with, skipping those
+# already present. Run as root (CI and fresh machines) or with sudo.
+set -euo pipefail
+pkgs=(cmake gcc make pkg-config libopenblas-dev liblapacke-dev
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gnuplot-nox python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

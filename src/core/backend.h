@@ -1,0 +1,116 @@
+/*
+ * The backend interface (after ggml): a struct of function pointers plus an
+ * opaque context. The core never calls CUDA or OpenCL; it reaches them only
+ * through this table. CUDA and OpenCL live in plugins (liblinsolve_cuda.so,
+ * liblinsolve_opencl.so) loaded with dlopen, so liblinsolve and the CLI load
+ * on machines without a GPU driver.
+ *
+ * Optional slots are marked; NULL means the fallback named beside them.
+ */
+#ifndef LS_CORE_BACKEND_H
+#define LS_CORE_BACKEND_H
+
+#include <stdio.h>
+#include "linsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LS_PLUGIN_ABI 1
+#define LS_ERRLEN 512
+
+/* One dense solve handed to a backend. A and B are host arrays in the
+ * working precision (float or double per prec), column-major. The backend
+ * may overwrite A (with factors or garbage); B holds X on return. */
+typedef struct ls_job {
+    ls_method method;  /* never AUTO: the core resolves it */
+    ls_precision prec;
+    ls_pivot pivot;
+    int n, nrhs;
+    void *A;
+    int lda;
+    void *B;
+    int ldb;
+    int *ipiv;         /* n entries, 1-based on return (direct methods) */
+    double rtol, atol; /* iterative */
+    int max_iter;
+    ls_progress_fn progress; /* may be NULL */
+    void *progress_arg;
+} ls_job;
+
+/* What a backend fills in a report: info, t_h2d, t_factor, t_solve, t_d2h,
+ * iterations, history (malloc'd; the core frees it in ls_report_clear),
+ * bytes (model), message. The core fills the rest. */
+
+typedef struct ls_backend_iface {
+    const char *name; /* "cpu", "cuda", "opencl" */
+    int abi;          /* LS_PLUGIN_ABI */
+
+    /* Release everything the backend context owns. */
+    void (*destroy)(void *bctx);
+
+    /* One line naming the device. */
+    void (*device_name)(void *bctx, char *buf, size_t len);
+
+    /* 0 if (method, prec) can run here; else LS_EUNSUPPORTED with why in err. */
+    int (*supports)(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen);
+
+    /* The method this backend runs for LS_METHOD_AUTO. */
+    ls_method (*auto_method)(void *bctx, ls_precision p);
+
+    /* Run one job. Returns a status (0, info > 0, LS_NOT_CONVERGED, ...);
+     * on failure writes a message with file:line into err. */
+    int (*solve)(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen);
+
+    /* optional: print platforms/devices and their properties; NULL -> name only */
+    int (*print_info)(void *bctx, FILE *out);
+
+    /* optional: getrf in the backend's own kernels (host arrays in, factors
+     * and 1-based ipiv out); NULL -> the CPU reference getrf. */
+    int (*getrf)(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
+                 int *info, char *err, size_t errlen);
+
+    /* optional: extra commands for measurement tools (bench, metrics,
+     * roofline). `what` names the request, `in`/`out` are request-specific
+     * structs declared in src/core/perf.h. NULL -> LS_EUNSUPPORTED. */
+    int (*perf)(void *bctx, const char *what, const void *in, void *out, char *err,
+                size_t errlen);
+} ls_backend_iface;
+
+/* Every plugin exports this symbol (name from LS_PLUGIN_ENTRY):
+ * creates a backend context on device `device`; returns 0 or a status with
+ * a message in err (no device: LS_EUNAVAIL). */
+typedef int (*ls_plugin_open_fn)(int device, const ls_backend_iface **iface, void **bctx,
+                                 char *err, size_t errlen);
+#define LS_PLUGIN_ENTRY "ls_plugin_open"
+/* Plugins also export "ls_plugin_print_info" (ls_plugin_info_fn): list
+ * platforms and devices without opening a context. */
+typedef int (*ls_plugin_info_fn)(FILE *out);
+#define LS_PLUGIN_INFO_ENTRY "ls_plugin_print_info"
+
+/* The CPU backend is built into the library (src/cpu). */
+int ls_cpu_backend_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
+                        size_t errlen);
+
+/* Plugin loading (src/core/plugin.c): `name` is "cuda" or "opencl". */
+int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
+                   void **handle, char *err, size_t errlen);
+
+/* Context internals, for the core and for tools inside this repository that
+ * need the backend (bench, metrics). */
+struct ls_context {
+    ls_backend_kind kind;
+    int device;
+    const ls_backend_iface *iface;
+    void *bctx;
+    void *plugin_handle;
+    char device_name[160];
+    char note[256];
+    char error[LS_ERRLEN];
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,185 @@
+/* Contexts: which backend, which device. AUTO tries CUDA, then an OpenCL
+ * GPU, then the CPU, and records why in ctx->note. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "util.h"
+
+#ifdef __linux__
+#include <dlfcn.h>
+#endif
+
+static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
+{
+    ctx->kind = kind;
+    ctx->device = device;
+    if (kind == LS_BACKEND_CPU)
+        return ls_cpu_backend_open(device, &ctx->iface, &ctx->bctx, ctx->error,
+                                   sizeof ctx->error);
+    const char *name = kind == LS_BACKEND_CUDA ? "cuda" : "opencl";
+    ls_plugin_open_fn open_fn = NULL;
+    int st = ls_plugin_load(name, &open_fn, NULL, &ctx->plugin_handle, ctx->error,
+                            sizeof ctx->error);
+    if (st)
+        return st;
+    st = open_fn(device, &ctx->iface, &ctx->bctx, ctx->error, sizeof ctx->error);
+    if (st == 0 && (!ctx->iface || ctx->iface->abi != LS_PLUGIN_ABI))
+        st = LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
+                     "the %s plugin was built for another plugin ABI", name);
+    if (st) {
+        if (ctx->iface && ctx->bctx && ctx->iface->destroy)
+            ctx->iface->destroy(ctx->bctx);
+        ctx->iface = NULL;
+        ctx->bctx = NULL;
+        dlclose(ctx->plugin_handle);
+        ctx->plugin_handle = NULL;
+    }
+    return st;
+}
+
+/* Does the OpenCL device the plugin picked count as a GPU? AUTO only takes
+ * OpenCL for a GPU; an OpenCL CPU device (PoCL) is slower than our CPU path. */
+static int opencl_is_gpu(ls_context *ctx)
+{
+    char name[160] = "";
+    ctx->iface->device_name(ctx->bctx, name, sizeof name);
+    return strstr(name, "GPU") != NULL || strstr(name, "gpu") != NULL;
+}
+
+static void close_backend(ls_context *ctx)
+{
+    if (ctx->iface && ctx->iface->destroy && ctx->bctx)
+        ctx->iface->destroy(ctx->bctx);
+    ctx->iface = NULL;
+    ctx->bctx = NULL;
+    if (ctx->plugin_handle)
+        dlclose(ctx->plugin_handle);
+    ctx->plugin_handle = NULL;
+}
+
+int ls_context_create(ls_context **out, ls_backend_kind backend, int device)
+{
+    if (!out)
+        return LS_EINVAL;
+    *out = NULL;
+    ls_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return LS_ENOMEM;
+    *out = ctx;
+    if (backend < 0 || backend >= LS_BACKEND_COUNT_ || device < 0) {
+        ctx->kind = LS_BACKEND_AUTO;
+        return LS_FAIL(ctx->error, sizeof ctx->error, LS_EINVAL,
+                       "invalid backend (%d) or device index (%d)", (int)backend, device);
+    }
+    int st;
+    if (backend != LS_BACKEND_AUTO) {
+        st = open_kind(ctx, backend, device);
+    } else {
+        char why_cuda[LS_ERRLEN] = "", why_ocl[LS_ERRLEN] = "";
+        st = open_kind(ctx, LS_BACKEND_CUDA, device);
+        if (st) {
+            snprintf(why_cuda, sizeof why_cuda, "%s", ctx->error);
+            st = open_kind(ctx, LS_BACKEND_OPENCL, device);
+            if (st == 0 && !opencl_is_gpu(ctx)) {
+                snprintf(why_ocl, sizeof why_ocl, "the OpenCL device is not a GPU");
+                close_backend(ctx);
+                st = LS_EUNAVAIL;
+            } else if (st) {
+                snprintf(why_ocl, sizeof why_ocl, "%s", ctx->error);
+            }
+        }
+        if (st) {
+            st = open_kind(ctx, LS_BACKEND_CPU, 0);
+            snprintf(ctx->note, sizeof ctx->note, "no GPU backend available, using cpu (cuda: %.100s; opencl: %.100s)",
+                     why_cuda, why_ocl);
+        } else {
+            snprintf(ctx->note, sizeof ctx->note, "auto selected %s", ls_backend_name(ctx->kind));
+        }
+        if (st == 0)
+            ctx->error[0] = '\0';
+    }
+    if (st == 0 && ctx->iface && ctx->iface->device_name)
+        ctx->iface->device_name(ctx->bctx, ctx->device_name, sizeof ctx->device_name);
+    if (st && ctx->iface == NULL)
+        ctx->kind = backend;
+    return st;
+}
+
+void ls_context_destroy(ls_context *ctx)
+{
+    if (!ctx)
+        return;
+    close_backend(ctx);
+    free(ctx);
+}
+
+ls_backend_kind ls_context_backend(const ls_context *ctx)
+{
+    return ctx ? ctx->kind : LS_BACKEND_CPU;
+}
+
+const char *ls_context_device_name(const ls_context *ctx)
+{
+    return ctx ? ctx->device_name : "cpu";
+}
+
+const char *ls_context_note(const ls_context *ctx)
+{
+    return ctx ? ctx->note : "";
+}
+
+const char *ls_context_error(const ls_context *ctx)
+{
+    return ctx ? ctx->error : "";
+}
+
+int ls_context_supports(ls_context *ctx, ls_method m, ls_precision p)
+{
+    if (!ctx || !ctx->iface)
+        return LS_EUNAVAIL;
+    if (m == LS_METHOD_AUTO)
+        return 0;
+    return ctx->iface->supports(ctx->bctx, m, p, ctx->error, sizeof ctx->error);
+}
+
+static void print_plugin(FILE *f, const char *name)
+{
+    ls_plugin_open_fn open_fn = NULL;
+    ls_plugin_info_fn info_fn = NULL;
+    void *handle = NULL;
+    char err[LS_ERRLEN];
+    fprintf(f, "\n[%s]\n", name);
+    if (ls_plugin_load(name, &open_fn, &info_fn, &handle, err, sizeof err)) {
+        fprintf(f, "  unavailable: %s\n", err);
+        return;
+    }
+    if (info_fn) {
+        int st = info_fn(f);
+        if (st)
+            fprintf(f, "  unavailable: %s\n", ls_strerror(st));
+    } else {
+        fprintf(f, "  (plugin lists no devices)\n");
+    }
+    dlclose(handle);
+}
+
+int ls_print_info(void *file)
+{
+    FILE *f = file ? (FILE *)file : stdout;
+    fprintf(f, "liblinsolve %d.%d.%d\n", LS_VERSION_MAJOR, LS_VERSION_MINOR, LS_VERSION_PATCH);
+    fprintf(f, "\n[cpu]\n");
+    ls_context *ctx = NULL;
+    int st = ls_context_create(&ctx, LS_BACKEND_CPU, 0);
+    if (st == 0 && ctx->iface->print_info)
+        ctx->iface->print_info(ctx->bctx, f);
+    else if (st == 0)
+        fprintf(f, "  %s\n", ctx->device_name);
+    else
+        fprintf(f, "  unavailable: %s\n", ls_context_error(ctx));
+    ls_context_destroy(ctx);
+    print_plugin(f, "cuda");
+    print_plugin(f, "opencl");
+    return 0;
+}

@@ -1,0 +1,206 @@
+/* ls_solve: validate, resolve the method, convert to the working precision,
+ * run the backend, bring X back, and check it with the scaled residual. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "util.h"
+
+void ls_options_init(ls_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->method = LS_METHOD_AUTO;
+    opt->precision = LS_DOUBLE;
+    opt->pivot = LS_PIVOT_PARTIAL;
+    opt->rtol = 1e-10;
+    opt->atol = 0.0;
+    opt->max_iter = 2000;
+    opt->check = 1;
+}
+
+void ls_report_clear(ls_report *rep)
+{
+    if (!rep)
+        return;
+    free(rep->history);
+    memset(rep, 0, sizeof *rep);
+}
+
+static int all_finite(int m, int n, const double *A, int lda, int *bad_i, int *bad_j)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!isfinite(A[i + (size_t)j * lda])) {
+                *bad_i = i;
+                *bad_j = j;
+                return 0;
+            }
+    return 1;
+}
+
+/* Copy an m x n double block into a compact working-precision array. */
+static void *to_working(ls_precision p, int m, int n, const double *X, int ldx)
+{
+    size_t count, bytes;
+    if (ls_mul_size((size_t)m, (size_t)n, &count) ||
+        ls_mul_size(count ? count : 1, p == LS_SINGLE ? sizeof(float) : sizeof(double), &bytes))
+        return NULL;
+    void *w = malloc(bytes);
+    if (!w)
+        return NULL;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double v = X[i + (size_t)j * ldx];
+            if (p == LS_SINGLE)
+                ((float *)w)[i + (size_t)j * m] = (float)v;
+            else
+                ((double *)w)[i + (size_t)j * m] = v;
+        }
+    return w;
+}
+
+static void from_working(ls_precision p, int m, int n, const void *w, double *X, int ldx)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            X[i + (size_t)j * ldx] = p == LS_SINGLE ? (double)((const float *)w)[i + (size_t)j * m]
+                                                    : ((const double *)w)[i + (size_t)j * m];
+}
+
+static int is_iterative(ls_method m)
+{
+    return m == LS_METHOD_BICGSTAB;
+}
+
+/* Modelled flops of one BiCGStab run: per iteration two mat-vecs (2 x 2n^2)
+ * and about 10 vector operations of 2n each, plus the initial residual. */
+static double bicgstab_flops(double n, double its, double nrhs)
+{
+    return nrhs * (2.0 * n * n + its * (4.0 * n * n + 20.0 * n));
+}
+
+static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const double *A, int lda,
+               double *B, int ldb, ls_report *rep)
+{
+    char *err = ctx->error;
+    size_t errlen = sizeof ctx->error;
+    err[0] = '\0';
+    if (n < 0) return LS_FAIL(err, errlen, LS_EINVAL, "n = %d must be >= 0", n);
+    if (nrhs < 0) return LS_FAIL(err, errlen, LS_EINVAL, "nrhs = %d must be >= 0", nrhs);
+    if (lda < (n > 1 ? n : 1)) return LS_FAIL(err, errlen, LS_EINVAL, "lda = %d < max(1, n = %d)", lda, n);
+    if (ldb < (n > 1 ? n : 1)) return LS_FAIL(err, errlen, LS_EINVAL, "ldb = %d < max(1, n = %d)", ldb, n);
+    if (n > 0 && (!A || (nrhs > 0 && !B)))
+        return LS_FAIL(err, errlen, LS_EINVAL, "A or B is NULL");
+    if (!ctx->iface)
+        return LS_FAIL(err, errlen, LS_EUNAVAIL, "context has no usable backend");
+    if (opt->precision != LS_DOUBLE && opt->precision != LS_SINGLE)
+        return LS_FAIL(err, errlen, LS_EINVAL, "unknown precision %d", (int)opt->precision);
+    if (opt->method < 0 || opt->method >= LS_METHOD_COUNT_)
+        return LS_FAIL(err, errlen, LS_EINVAL, "unknown method %d", (int)opt->method);
+
+    ls_method method = opt->method;
+    if (method == LS_METHOD_AUTO)
+        method = ctx->iface->auto_method(ctx->bctx, opt->precision);
+    rep->method = method;
+    int st = ctx->iface->supports(ctx->bctx, method, opt->precision, err, errlen);
+    if (st)
+        return st;
+    int bi = 0, bj = 0;
+    if (!all_finite(n, n, A, lda, &bi, &bj))
+        return LS_FAIL(err, errlen, LS_ENONFINITE, "A(%d,%d) is not finite", bi + 1, bj + 1);
+    if (!all_finite(n, nrhs, B, ldb, &bi, &bj))
+        return LS_FAIL(err, errlen, LS_ENONFINITE, "B(%d,%d) is not finite", bi + 1, bj + 1);
+    if (n == 0 || nrhs == 0)
+        return 0;
+
+    void *Aw = to_working(opt->precision, n, n, A, lda);
+    void *Bw = to_working(opt->precision, n, nrhs, B, ldb);
+    int *ipiv = malloc(sizeof(int) * (size_t)n);
+    double *X = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
+    if (!Aw || !Bw || !ipiv || !X) {
+        free(Aw); free(Bw); free(ipiv); free(X);
+        return LS_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %.0f bytes of host memory",
+                       (double)n * (n + 2.0 * nrhs) * 8.0);
+    }
+    ls_job job = {
+        .method = method, .prec = opt->precision, .pivot = opt->pivot, .n = n, .nrhs = nrhs,
+        .A = Aw, .lda = n, .B = Bw, .ldb = n, .ipiv = ipiv, .rtol = opt->rtol,
+        .atol = opt->atol, .max_iter = opt->max_iter > 0 ? opt->max_iter : 2000,
+        .progress = opt->progress, .progress_arg = opt->progress_arg,
+    };
+    st = ctx->iface->solve(ctx->bctx, &job, rep, err, errlen);
+    rep->method = method;
+    double t_compute = rep->t_factor + rep->t_solve;
+    rep->flops = is_iterative(method) ? bicgstab_flops(n, rep->iterations, nrhs)
+                                      : ls_flops_gesv(n, nrhs);
+    if (t_compute > 0) {
+        rep->gflops = rep->flops / t_compute * 1e-9;
+        rep->gbps = rep->bytes / t_compute * 1e-9;
+    }
+    if (st > 0 && st < LS_NOT_CONVERGED) {
+        rep->info = st;
+        snprintf(rep->message, sizeof rep->message,
+                 "matrix is singular: U(%d,%d) is exactly zero", st, st);
+        snprintf(err, errlen, "%s", rep->message);
+    } else if (st == 0 || st == LS_NOT_CONVERGED || st == LS_BREAKDOWN) {
+        from_working(opt->precision, n, nrhs, Bw, X, n);
+        if (opt->check || st == 0)
+            rep->residual = ls_scaled_residual(n, nrhs, A, lda, X, n, B, ldb,
+                                               ls_eps(opt->precision));
+        for (int j = 0; j < nrhs; j++)
+            memcpy(B + (size_t)j * ldb, X + (size_t)j * n, sizeof(double) * (size_t)n);
+        if (st == 0 && opt->check && !is_iterative(method) && !(rep->residual <= 30.0)) {
+            st = LS_INACCURATE;
+            snprintf(rep->message, sizeof rep->message,
+                     "scaled residual %.3g exceeds 30: the answer is not accurate", rep->residual);
+        } else if (st == 0 && !rep->message[0]) {
+            snprintf(rep->message, sizeof rep->message, "solved");
+        }
+        if (st != 0 && !err[0])
+            snprintf(err, errlen, "%s", rep->message);
+    }
+    free(Aw); free(Bw); free(ipiv); free(X);
+    return st;
+}
+
+int ls_solve(ls_context *ctx, const ls_options *opt, int n, int nrhs, const double *A, int lda,
+             double *B, int ldb, ls_report *rep)
+{
+    ls_options defaults;
+    ls_report local;
+    ls_context *own = NULL;
+    if (!opt) {
+        ls_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!rep)
+        rep = &local;
+    memset(rep, 0, sizeof *rep);
+    if (!ctx) {
+        int st = ls_context_create(&own, LS_BACKEND_CPU, 0);
+        if (st) {
+            ls_context_destroy(own);
+            return st;
+        }
+        ctx = own;
+    }
+    rep->backend = ctx->kind;
+    rep->precision = opt->precision;
+    rep->n = n;
+    rep->nrhs = nrhs;
+    rep->method = opt->method;
+    snprintf(rep->device, sizeof rep->device, "%s", ctx->device_name);
+    double t0 = ls_now();
+    int st = run(ctx, opt, n, nrhs, A, lda, B, ldb, rep);
+    rep->t_total = ls_now() - t0;
+    if (st && !rep->message[0])
+        snprintf(rep->message, sizeof rep->message, "%s", ctx->error[0] ? ctx->error : ls_strerror(st));
+    if (rep == &local)
+        ls_report_clear(&local);
+    ls_context_destroy(own);
+    return st;
+}

@@ -1,0 +1,43 @@
+/* Small internal helpers shared by the core, io, gen and backends. */
+#ifndef LS_CORE_UTIL_H
+#define LS_CORE_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include "linsolve.h"
+
+#define LS_ERRTEXT_MAX 448
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Monotonic wall clock in seconds. */
+double ls_now(void);
+
+/* Format a message into err (if non-NULL): "file:line: text". Returns status
+ * so call sites can write `return LS_FAIL(err, len, LS_EIO, "...", ...)`. */
+int ls_fail_at(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
+               ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+#define LS_FAIL(err, errlen, status, ...) \
+    ls_fail_at((err), (errlen), (status), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Overflow-checked size arithmetic: 0 on success. */
+int ls_mul_size(size_t a, size_t b, size_t *out);
+
+/* Counter-based PRNG (splitmix64): deterministic across platforms. */
+uint64_t ls_rand_u64(uint64_t *state);
+double ls_rand_uniform(uint64_t *state); /* [-1, 1) */
+
+/* Infinity norms of column-major blocks. */
+double ls_norm_inf(int m, int n, const double *A, int lda);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+/*
+ * Internal kernels of the CPU backend, one set per precision. Each family is
+ * written once in a *_impl.h file and instantiated for double (suffix _d)
+ * and float (suffix _s) by including it twice with REAL / LS_SFX defined.
+ *
+ * Direct kernels return LAPACK's info (0 or the 1-based column of the first
+ * exactly-zero pivot); with pivot == 0 they do no row exchanges.
+ */
+#ifndef LS_CPU_INTERNAL_H
+#define LS_CPU_INTERNAL_H
+
+#include <stddef.h>
+#include "linsolve.h"
+
+/* Outcome of one BiCGStab run over all right-hand sides. */
+typedef struct ls_cpu_iter_result {
+    int status;        /* 0, LS_NOT_CONVERGED, LS_BREAKDOWN, LS_ENOMEM */
+    int iterations;    /* largest iteration count over the right-hand sides */
+    long long total_iterations; /* summed over right-hand sides (traffic model) */
+    double *history;   /* malloc'd relative residuals of the first rhs */
+    int history_len;
+    char message[256];
+} ls_cpu_iter_result;
+
+#define LS_CPU_DECLARE_(REAL, SFX)                                                           \
+    int ls_cpu_getrf_##SFX(int m, int n, REAL *A, int lda, int *ipiv, int pivot);            \
+    void ls_cpu_getrs_##SFX(char trans, int n, int nrhs, const REAL *A, int lda,             \
+                            const int *ipiv, REAL *B, int ldb);                              \
+    int ls_cpu_ge_eliminate_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb,       \
+                                  int *ipiv, int pivot);                                     \
+    void ls_cpu_back_substitute_##SFX(int n, int nrhs, const REAL *A, int lda, REAL *B,      \
+                                      int ldb);                                              \
+    int ls_cpu_gj1_forward_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb,        \
+                                 int *ipiv, int pivot);                                      \
+    void ls_cpu_gj1_backward_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb);     \
+    int ls_cpu_gj2_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,     \
+                         int pivot);                                                         \
+    void ls_cpu_bicgstab_##SFX(int n, int nrhs, const REAL *A, int lda, REAL *B, int ldb,    \
+                               double rtol, double atol, int max_iter,                       \
+                               ls_cpu_iter_result *res);
+
+LS_CPU_DECLARE_(double, d)
+LS_CPU_DECLARE_(float, s)
+
+#undef LS_CPU_DECLARE_
+
+#endif

@@ -1,0 +1,44 @@
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void lt_header(void)
+{
+    printf("%6s %5s  %-13s %-7s %-6s %10s %10s %12s  %s\n", "N", "NRHS", "method", "backend",
+           "prec", "time(s)", "GFLOP/s", "residual", "status");
+    fflush(stdout);
+}
+
+int lt_row(int n, int nrhs, const char *method, const char *backend, const char *prec,
+           double time_s, double gflops, double residual, int ok)
+{
+    printf("%6d %5d  %-13s %-7s %-6s %10.2e %10.2f %12.3e  %s\n", n, nrhs, method, backend, prec,
+           time_s, gflops, residual, ok ? "ok" : "failed");
+    fflush(stdout);
+    return ok ? 0 : 1;
+}
+
+int lt_check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf(" ... %s\n", ok ? "ok" : "FAILED");
+    fflush(stdout);
+    return ok ? 0 : 1;
+}
+
+int lt_backend_available(ls_backend_kind kind, char *why, size_t len)
+{
+    ls_context *ctx = NULL;
+    int st = ls_context_create(&ctx, kind, 0);
+    if (st != 0) {
+        snprintf(why, len, "%s: %s", ls_strerror(st), ctx ? ls_context_error(ctx) : "");
+        ls_context_destroy(ctx);
+        return 0;
+    }
+    ls_context_destroy(ctx);
+    return 1;
+}

@@ -1,0 +1,22 @@
+/* Shared test helpers: MAGMA-style result rows and the scaled-residual check. */
+#ifndef LS_TESTUTIL_H
+#define LS_TESTUTIL_H
+
+#include <stdio.h>
+#include "linsolve.h"
+
+/* LAPACK's threshold on the scaled residual. */
+#define LS_TEST_TOL 30.0
+
+/* Print the header once:
+ * "    N  NRHS  method        backend prec   time(s)   GFLOP/s  residual  status" */
+void lt_header(void);
+/* Print one row and return 1 if it failed (ok==0), else 0. */
+int lt_row(int n, int nrhs, const char *method, const char *backend, const char *prec,
+           double time_s, double gflops, double residual, int ok);
+/* Print a free-form check line ("name ... ok|FAILED (detail)"); returns 1 on failure. */
+int lt_check(int ok, const char *fmt, ...);
+/* Has a GPU of this backend? If not, tests print why and exit 77 (skip). */
+int lt_backend_available(ls_backend_kind kind, char *why, size_t len);
+
+#endif

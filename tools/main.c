@@ -1,0 +1,70 @@
+/* linsolve: solve dense linear systems AX = B from the command line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: linsolve COMMAND [OPTIONS]\n"
+            "\n"
+            "Solve dense linear systems A X = B on CPUs, CUDA GPUs and OpenCL devices\n"
+            "(LAPACK semantics: column-major, partial pivoting, info = zero-pivot column).\n"
+            "\n"
+            "Commands:\n"
+            "  solve A [B]   solve A X = B (B defaults to A*ones) and check the answer\n"
+            "  gen KIND      write a test matrix (random, hilbert, gfpp, poisson2d, ...)\n"
+            "  info          backends, devices, and which methods run where\n"
+            "  bench         time methods over a range of sizes (GFLOP/s table)\n"
+            "  metrics       achieved bandwidth and throughput of the kernels\n"
+            "  roofline      roofline data points for the device\n"
+            "  help          this text\n"
+            "\n"
+            "Options:\n"
+            "  --version     print the library version\n"
+            "  -h, --help    this text; 'linsolve COMMAND --help' for a command\n"
+            "\n"
+            "Exit status: 0 solved (scaled residual <= 30), 1 usage error, 2 invalid\n"
+            "input, 3 singular matrix, 4 inaccurate / not converged / breakdown,\n"
+            "5 backend unavailable, device error or out of memory.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {
+        {"solve", ls_cmd_solve},     {"gen", ls_cmd_gen},         {"info", ls_cmd_info},
+        {"bench", ls_cmd_bench},     {"metrics", ls_cmd_metrics}, {"roofline", ls_cmd_roofline},
+    };
+    if (argc < 2) {
+        print_help(stderr);
+        return LS_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("linsolve %d.%d.%d\n", LS_VERSION_MAJOR, LS_VERSION_MINOR, LS_VERSION_PATCH);
+        return LS_EXIT_OK;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        /* "linsolve help solve" is the same as "linsolve solve --help". */
+        if (argc >= 3) {
+            for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
+                if (!strcmp(argv[2], commands[k].name)) {
+                    char *sub[] = {argv[2], "--help", NULL};
+                    return commands[k].run(2, sub);
+                }
+            }
+        }
+        print_help(stdout);
+        return LS_EXIT_OK;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
+        if (!strcmp(cmd, commands[k].name))
+            return commands[k].run(argc - 1, argv + 1);
+    }
+    ls_cli_usage_error(NULL, "unknown command '%s'", cmd);
+    return LS_EXIT_USAGE;
+}
