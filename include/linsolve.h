@@ -250,13 +250,15 @@ LS_API void ls_matrix_free(ls_matrix *m);
 
 /**
  * Read a Matrix Market (.mtx) or NumPy (.npy) file, chosen by content.
+ * Rectangular matrices read successfully (solvers refuse non-square A);
+ * m->nnz counts the stored entries for every format.
  * @param[in]  path  file name
  * @param[out] m     the matrix (free with ls_matrix_free)
  * @param[out] err   message naming file, line/byte offset and what was expected
  * @return 0, LS_EIO, LS_EFORMAT, LS_EUNSUPPORTED, LS_ENONFINITE, LS_ESIZE, LS_ENOMEM
  */
 LS_API int ls_matrix_read(const char *path, ls_matrix *m, char *err, size_t errlen);
-/** As ls_matrix_read, calling progress(arg, fraction, "reading") on large files. */
+/** As ls_matrix_read, calling progress(arg, fraction, "reading") for files of 100 MB or more. */
 LS_API int ls_matrix_read_ex(const char *path, ls_matrix *m, ls_progress_fn progress, void *arg,
                              char *err, size_t errlen);
 LS_API int ls_mm_read(const char *path, ls_matrix *m, char *err, size_t errlen);

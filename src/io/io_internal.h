@@ -57,6 +57,9 @@ void ls_io_lines_free(ls_io_lines *lr);
  * file, or an error status (LS_EIO, LS_EFORMAT, LS_ENOMEM). */
 int ls_io_lines_next(ls_io_lines *lr, char **line, size_t *len, char *err, size_t errlen);
 
+/* 1 on a little-endian host (.npy files name their byte order). */
+int ls_io_host_is_little(void);
+
 /* Printable, length-limited copy of untrusted text for error messages. */
 void ls_io_snippet(const char *text, size_t len, char *out, size_t outlen);
 

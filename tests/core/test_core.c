@@ -21,7 +21,7 @@ static int test_names(void)
     int f = 0;
     for (int m = 0; m < LS_METHOD_COUNT_; m++) {
         ls_method back;
-        f += lt_check(ls_method_parse(ls_method_name((ls_method)m), &back) == 0 && back == m,
+        f += lt_check(ls_method_parse(ls_method_name((ls_method)m), &back) == 0 && (int)back == m,
                       "method name round trip %s", ls_method_name((ls_method)m));
     }
     ls_method dummy;
