@@ -48,6 +48,18 @@ static int opencl_is_gpu(ls_context *ctx)
     return strstr(name, "GPU") != NULL || strstr(name, "gpu") != NULL;
 }
 
+/* The first clause of an error, without the loader's details in parentheses
+ * or the [file:line] tag: short enough for a one-line note. */
+static void first_clause(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src);
+    char *cut = strstr(dst, " (");
+    if (!cut)
+        cut = strstr(dst, " [");
+    if (cut)
+        *cut = '\0';
+}
+
 static void close_backend(ls_context *ctx)
 {
     if (ctx->iface && ctx->iface->destroy && ctx->bctx)
@@ -80,19 +92,19 @@ int ls_context_create(ls_context **out, ls_backend_kind backend, int device)
         char why_cuda[LS_ERRLEN] = "", why_ocl[LS_ERRLEN] = "";
         st = open_kind(ctx, LS_BACKEND_CUDA, device);
         if (st) {
-            snprintf(why_cuda, sizeof why_cuda, "%s", ctx->error);
+            first_clause(why_cuda, sizeof why_cuda, ctx->error);
             st = open_kind(ctx, LS_BACKEND_OPENCL, device);
             if (st == 0 && !opencl_is_gpu(ctx)) {
                 snprintf(why_ocl, sizeof why_ocl, "the OpenCL device is not a GPU");
                 close_backend(ctx);
                 st = LS_EUNAVAIL;
             } else if (st) {
-                snprintf(why_ocl, sizeof why_ocl, "%s", ctx->error);
+                first_clause(why_ocl, sizeof why_ocl, ctx->error);
             }
         }
         if (st) {
             st = open_kind(ctx, LS_BACKEND_CPU, 0);
-            snprintf(ctx->note, sizeof ctx->note, "no GPU backend available, using cpu (cuda: %.100s; opencl: %.100s)",
+            snprintf(ctx->note, sizeof ctx->note, "no GPU backend available, using cpu (%.110s; %.110s)",
                      why_cuda, why_ocl);
         } else {
             snprintf(ctx->note, sizeof ctx->note, "auto selected %s", ls_backend_name(ctx->kind));

@@ -65,13 +65,14 @@ typedef struct ls_perf_kernels_in {
 /* One kernel at its actual launch configuration. */
 typedef struct ls_perf_kernel {
     char name[LS_PERF_NAME_LEN];
-    ls_method method;         /* LS_METHOD_AUTO for measurement kernels */
+    char method[32];          /* method(s) launching it; "perf" for measurement kernels */
     int block_threads;
     int num_regs;             /* cudaFuncAttributes */
     size_t static_smem;
     size_t dynamic_smem;
     size_t local_bytes;
     int max_threads_per_block;
+    size_t max_dynamic_smem;  /* maxDynamicSharedSizeBytes */
     int cuda_active_blocks;   /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
 } ls_perf_kernel;
 

@@ -57,7 +57,7 @@ int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_
     }
     if (!h)
         return LS_FAIL(err, errlen, LS_EUNAVAIL,
-                       "the %s backend is not available: cannot load %s (%s)", name, file, tried);
+                       "%s backend unavailable: cannot load %s (%s)", name, file, tried);
     *(void **)open_fn = dlsym(h, LS_PLUGIN_ENTRY);
     if (info_fn)
         *(void **)info_fn = dlsym(h, LS_PLUGIN_INFO_ENTRY);
