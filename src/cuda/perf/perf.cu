@@ -1,0 +1,143 @@
+/* The CUDA plugin's perf slot: dispatch, device properties and the kernel
+ * listing with CUDA's own occupancy figure (metrics sets its formula beside
+ * it). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../cuda_backend.h"
+#include "../kernel_registry.h"
+#include "../../core/perf.h"
+#include "perf.h"
+
+extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *out, char *err,
+                            size_t errlen)
+{
+    if (!bctx || !what || !out)
+        return LSC_FAIL(err, errlen, LS_EINVAL, "perf: NULL context, request or output");
+    /* The calling thread may have another device current (as in solve). */
+    cudaError_t e = cudaSetDevice(((ls_cuda_ctx *)bctx)->device);
+    if (e != cudaSuccess)
+        return lsc_cuda_fail_at(e, "cudaSetDevice", err, errlen, __FILE__, __LINE__);
+    if (!strcmp(what, "device"))
+        return lsc_perf_device(bctx, out, err, errlen);
+    if (!in)
+        return LSC_FAIL(err, errlen, LS_EINVAL, "perf %s: NULL input", what);
+    if (!strcmp(what, "kernels"))
+        return lsc_perf_kernels(bctx, in, out, err, errlen);
+    if (!strcmp(what, "copy"))
+        return lsc_perf_copy(bctx, in, out, err, errlen);
+    if (!strcmp(what, "fma"))
+        return lsc_perf_fma(bctx, in, out, err, errlen);
+    if (!strcmp(what, "intensity"))
+        return lsc_perf_intensity(bctx, in, out, err, errlen);
+    if (!strcmp(what, "gemm"))
+        return lsc_perf_gemm(bctx, in, out, err, errlen);
+    if (!strcmp(what, "gemv"))
+        return lsc_perf_gemv(bctx, in, out, err, errlen);
+    if (!strcmp(what, "peer"))
+        return lsc_perf_peer(bctx, in, out, err, errlen);
+    return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "perf: unknown request '%s'", what);
+}
+
+/* FP32 / FP64 lanes per SM by architecture, for the theoretical peaks the
+ * roofline sets beside the measured ones (CUDA programming guide's
+ * throughput table). */
+static void lanes_per_sm(int major, int minor, int *fp32, int *fp64)
+{
+    *fp32 = 64, *fp64 = 2;
+    if (major == 7) *fp32 = 64, *fp64 = (minor == 0) ? 32 : 2;
+    if (major == 8) *fp32 = (minor == 0) ? 64 : 128, *fp64 = (minor == 0) ? 32 : 2;
+    if (major == 9) *fp32 = 128, *fp64 = 64;
+    if (major >= 10) *fp32 = 128, *fp64 = 64;
+}
+
+extern "C" int lsc_perf_device(void *bctx, void *out, char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    ls_perf_device *d = (ls_perf_device *)out;
+    int st = 0;
+    int v = 0;
+    memset(d, 0, sizeof *d);
+    const cudaDeviceProp *p = &c->prop;
+    snprintf(d->name, sizeof d->name, "%s", p->name);
+    d->cc_major = p->major, d->cc_minor = p->minor;
+    d->sm_count = p->multiProcessorCount;
+    d->warp_size = p->warpSize;
+    d->max_threads_per_sm = p->maxThreadsPerMultiProcessor;
+    d->max_blocks_per_sm = p->maxBlocksPerMultiProcessor;
+    d->max_threads_per_block = p->maxThreadsPerBlock;
+    d->regs_per_sm = p->regsPerMultiprocessor;
+    d->regs_per_block = p->regsPerBlock;
+    d->smem_per_sm = p->sharedMemPerMultiprocessor;
+    d->smem_per_block_optin = p->sharedMemPerBlockOptin;
+    d->reserved_smem_per_block = p->reservedSharedMemPerBlock;
+    d->l2_bytes = (size_t)p->l2CacheSize;
+    d->global_mem_bytes = p->totalGlobalMem;
+    d->mem_bus_bits = p->memoryBusWidth;
+    LSC_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, c->device));
+    d->clock_khz = v;
+    LSC_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, c->device));
+    d->mem_clock_khz = v;
+    LSC_CUDA(cudaDriverGetVersion(&d->driver_version));
+    LSC_CUDA(cudaRuntimeGetVersion(&d->runtime_version));
+    d->peak_bw_gbs = 2.0 * d->mem_clock_khz * 1e3 * (d->mem_bus_bits / 8.0) / 1e9;
+    {
+        int f32, f64;
+        lanes_per_sm(p->major, p->minor, &f32, &f64);
+        double ghz = d->clock_khz / 1e6;
+        d->peak_fp32_gflops = 2.0 * f32 * d->sm_count * ghz;
+        d->peak_fp64_gflops = 2.0 * f64 * d->sm_count * ghz;
+    }
+done:
+    return st;
+}
+
+static int describe(const char *name, const char *method, const void *func, int threads,
+                    size_t dyn, ls_perf_kernel *k, char *err, size_t errlen)
+{
+    int st = 0;
+    cudaFuncAttributes a;
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->method, sizeof k->method, "%s", method ? method : "");
+    k->block_threads = threads;
+    k->dynamic_smem = dyn;
+    LSC_CUDA(cudaFuncGetAttributes(&a, func));
+    k->num_regs = a.numRegs;
+    k->static_smem = a.sharedSizeBytes;
+    k->local_bytes = a.localSizeBytes;
+    k->max_threads_per_block = a.maxThreadsPerBlock;
+    k->max_dynamic_smem = (size_t)a.maxDynamicSharedSizeBytes;
+    LSC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->cuda_active_blocks, func, threads,
+                                                           dyn));
+done:
+    return st;
+}
+
+extern "C" int lsc_perf_kernels(void *bctx, const void *in, void *out, char *err, size_t errlen)
+{
+    const ls_perf_kernels_in *q = (const ls_perf_kernels_in *)in;
+    ls_perf_kernels_out *o = (ls_perf_kernels_out *)out;
+    (void)bctx;
+    int st = 0;
+    const char *names[16];
+    const void *funcs[16];
+    int threads[16];
+    int own = 0;
+    o->count = 0;
+    const ls_cuda_kernel_desc *reg = NULL;
+    int nreg = ls_cuda_kernel_registry((int)q->prec, &reg);
+    for (int i = 0; i < nreg && o->count < LS_PERF_MAX_KERNELS; i++) {
+        size_t dyn = reg[i].dynamic_smem ? reg[i].dynamic_smem(q->n, q->nrhs) : 0;
+        LSC_TRY(describe(reg[i].name, reg[i].method, reg[i].func, reg[i].block_threads, dyn,
+                         &o->k[o->count], err, errlen));
+        o->count++;
+    }
+    own = lsc_perf_own_kernels((int)q->prec, q->n, names, funcs, threads, 16);
+    for (int i = 0; i < own && o->count < LS_PERF_MAX_KERNELS; i++) {
+        LSC_TRY(describe(names[i], "perf", funcs[i], threads[i], 0, &o->k[o->count], err, errlen));
+        o->count++;
+    }
+done:
+    return st;
+}

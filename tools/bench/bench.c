@@ -1,0 +1,144 @@
+/*
+ * linsolve bench: sizes x methods x backends x precisions x nrhs, one
+ * MAGMA-style row per case. Each case: one warm-up solve, then `repeat`
+ * timed solves over a rotation of generated matrices (so caches do not
+ * flatter), the median kept. Device time comes from the backend's event
+ * timings (t_factor + t_solve), and the same plus t_h2d + t_d2h is the time
+ * with transfers (seed 003's two tables). Speedups are seed 001's
+ * acceleration ratio t_CPU / t_GPU with transfers counted, against the two
+ * CPU baselines: sequential `ge` and OpenBLAS `lapack`.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_cases.h"
+#include "bench_util.h"
+
+int ls_cmd_bench(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+    fputs("usage: linsolve bench [options]\n"
+          "  --sizes 512,1024        matrix orders (default 256,512)\n"
+          "  --methods ge,lu,...     methods, or 'all' (default: auto of each backend)\n"
+          "  --backends cpu,cuda     backends (default cpu; 'all' = every one available)\n"
+          "  --precision single,double  (default double)\n"
+          "  --nrhs 1,16             right-hand sides (default 1)\n"
+          "  --repeat R              timed runs per case, median kept (default 3)\n"
+          "  --rotate K              distinct generated matrices rotated (default 3)\n"
+          "  --time-limit S          skip a case predicted to take > S s per solve (default 20)\n"
+          "  --baseline-time-limit S the same limit for the sequential cpu ge baseline alone\n"
+          "  --no-baseline           do not run the cpu ge / lapack baselines\n"
+          "  --no-peers              do not run cuSOLVER peers on cuda\n"
+          "  --gen KIND              generator for A (default random)\n"
+          "  --format table|csv|json (default table)\n"
+          "  -o FILE                 write the results to FILE\n",
+          f);
+}
+
+static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t len)
+{
+    ls_bench_opts_init(b);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int used = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--no-baseline")) {
+            b->baseline = 0;
+            used = 0;
+        } else if (!strcmp(a, "--no-peers")) {
+            b->peers = 0;
+            used = 0;
+        } else if (!v) {
+            snprintf(err, len, "option %s needs a value (or is unknown)", a);
+            return -1;
+        } else if (!strcmp(a, "--sizes")) {
+            b->nsizes = ls_bench_parse_ints(v, b->sizes, LS_BENCH_MAX_LIST);
+            if (b->nsizes <= 0)
+                goto bad;
+        } else if (!strcmp(a, "--nrhs")) {
+            b->nnrhs = ls_bench_parse_ints(v, b->nrhs, LS_BENCH_MAX_LIST);
+            if (b->nnrhs <= 0)
+                goto bad;
+        } else if (!strcmp(a, "--methods")) {
+            if (ls_bench_parse_method_list(v, b) != 0)
+                goto bad;
+        } else if (!strcmp(a, "--backends")) {
+            if (ls_bench_parse_backend_list(v, b) != 0)
+                goto bad;
+        } else if (!strcmp(a, "--precision")) {
+            char w[4][32];
+            int c = ls_bench_parse_words(v, w, 4);
+            if (c <= 0)
+                goto bad;
+            b->nprecs = 0;
+            for (int k = 0; k < c; k++)
+                if (ls_precision_parse(w[k], &b->precs[b->nprecs++]) != 0)
+                    goto bad;
+        } else if (!strcmp(a, "--repeat")) {
+            b->repeat = atoi(v);
+            if (b->repeat < 1 || b->repeat > 1000)
+                goto bad;
+        } else if (!strcmp(a, "--rotate")) {
+            b->rotate = atoi(v);
+            if (b->rotate < 1 || b->rotate > 16)
+                goto bad;
+        } else if (!strcmp(a, "--time-limit")) {
+            b->time_limit = atof(v);
+            if (!(b->time_limit > 0))
+                goto bad;
+        } else if (!strcmp(a, "--baseline-time-limit")) {
+            b->baseline_time_limit = atof(v);
+            if (!(b->baseline_time_limit > 0))
+                goto bad;
+        } else if (!strcmp(a, "--gen")) {
+            if (ls_gen_parse(v, &b->gen) != 0)
+                goto bad;
+        } else if (!strcmp(a, "--format")) {
+            if (ls_bench_parse_format(v, &b->format) != 0)
+                goto bad;
+        } else if (!strcmp(a, "-o")) {
+            b->output = v;
+        } else {
+            snprintf(err, len, "unknown option %s", a);
+            return -1;
+        }
+        i += used;
+        continue;
+    bad:
+        snprintf(err, len, "bad value '%s' for %s", v, a);
+        return -1;
+    }
+    return 0;
+}
+
+int ls_cmd_bench(int argc, char **argv)
+{
+    ls_bench_opts b;
+    char err[256] = "";
+    int rc = parse_args(argc, argv, &b, err, sizeof err);
+    if (rc > 0)
+        return 0;
+    if (rc < 0) {
+        fprintf(stderr, "linsolve bench: %s\n", err);
+        usage(stderr);
+        return 2;
+    }
+    FILE *f = stdout;
+    if (b.output && !(f = fopen(b.output, "w"))) {
+        fprintf(stderr, "linsolve bench: cannot write %s\n", b.output);
+        return 3;
+    }
+    int failed = ls_bench_run(&b, f);
+    if (f != stdout)
+        fclose(f);
+    if (failed < 0)
+        return 4;
+    return failed ? 1 : 0;
+}
