@@ -125,7 +125,8 @@ typedef struct ls_context ls_context;
  * @param[out] ctx     new context (NULL on failure)
  * @param[in]  backend LS_BACKEND_AUTO tries CUDA, then OpenCL GPUs, then CPU
  *                     and never fails for lack of a GPU
- * @param[in]  device  device index within the backend (0 = first)
+ * @param[in]  device  device index within the backend (0 = first); -1 = the
+ *                     backend's default (OpenCL: first GPU, else first device)
  * @return 0, LS_EUNAVAIL, LS_EUNSUPPORTED, LS_ENOMEM. On any failure but
  *         LS_ENOMEM, *ctx still holds an unusable context whose
  *         ls_context_error() says why; destroy it with ls_context_destroy().

@@ -15,6 +15,10 @@ static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
 {
     ctx->kind = kind;
     ctx->device = device;
+    /* -1 = the backend's default: OpenCL picks the first GPU, else the first
+     * device; CUDA and the CPU take device 0. */
+    if (device < 0 && kind != LS_BACKEND_OPENCL)
+        device = 0;
     if (kind == LS_BACKEND_CPU)
         return ls_cpu_backend_open(device, &ctx->iface, &ctx->bctx, ctx->error,
                                    sizeof ctx->error);
@@ -80,7 +84,7 @@ int ls_context_create(ls_context **out, ls_backend_kind backend, int device)
     if (!ctx)
         return LS_ENOMEM;
     *out = ctx;
-    if (backend < 0 || backend >= LS_BACKEND_COUNT_ || device < 0) {
+    if (backend < 0 || backend >= LS_BACKEND_COUNT_ || device < -1) {
         ctx->kind = LS_BACKEND_AUTO;
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EINVAL,
                        "invalid backend (%d) or device index (%d)", (int)backend, device);

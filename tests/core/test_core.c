@@ -68,7 +68,7 @@ static int test_solve_args(void)
     int st = ls_context_create(&ctx, LS_BACKEND_CPU, 0);
     f += lt_check(st == 0 && ls_context_backend(ctx) == LS_BACKEND_CPU, "cpu context");
     ls_context *bad = NULL;
-    st = ls_context_create(&bad, LS_BACKEND_CPU, -1);
+    st = ls_context_create(&bad, LS_BACKEND_CPU, -2);
     f += lt_check(st == LS_EINVAL && bad && ls_context_error(bad)[0], "negative device refused");
     ls_context_destroy(bad);
     ls_context *autoc = NULL;
