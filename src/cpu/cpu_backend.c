@@ -1,0 +1,305 @@
+/*
+ * The CPU backend: the ls_backend_iface table for "cpu" and the dispatch of
+ * each method to its double or float kernel.
+ *
+ * Traffic model for rep->bytes (elements read + written, times sizeof(REAL);
+ * caches are ignored on purpose, so this is an upper bound on memory traffic
+ * and comparable across backends):
+ *  - ge, lu, gj1, lapack: the trailing updates touch ~n^3/3 elements, each
+ *    read and written once: 2 n^3/3; forward and backward work on B touch
+ *    ~n^2 nrhs elements, read and written: 2 n^2 nrhs.
+ *  - gj2: every pivot updates all n-1 other rows right of the pivot: ~n^3/2
+ *    element updates, read and written: n^3; plus 2 n^2 nrhs for B.
+ *  - bicgstab: per iteration two dense mat-vecs read A (2 n^2) and about 20
+ *    vector passes of n; plus one final true-residual mat-vec (n^2) per rhs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <omp.h>
+
+#include "core/backend.h"
+#include "core/util.h"
+#include "cpu.h"
+#include "cpu_internal.h"
+
+#ifdef LS_HAVE_LAPACKE
+#include <lapacke.h>
+#define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab lapack"
+#else
+#define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab"
+#endif
+
+typedef struct cpu_ctx {
+    char model[128];
+} cpu_ctx;
+
+/* "model name" from /proc/cpuinfo, or "unknown CPU" where there is none. */
+static void read_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0)
+            continue;
+        const char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        snprintf(buf, len, "%s", colon);
+        size_t l = strlen(buf);
+        while (l > 0 && (buf[l - 1] == '\n' || buf[l - 1] == ' '))
+            buf[--l] = '\0';
+        break;
+    }
+    fclose(f);
+}
+
+static void cpu_destroy(void *bctx)
+{
+    free(bctx);
+}
+
+static void cpu_device_name(void *bctx, char *buf, size_t len)
+{
+    const cpu_ctx *c = bctx;
+    snprintf(buf, len, "cpu: %s, %d threads", c->model, omp_get_max_threads());
+}
+
+static int cpu_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
+{
+    (void)bctx;
+    if (p != LS_DOUBLE && p != LS_SINGLE)
+        return LS_FAIL(err, errlen, LS_EUNSUPPORTED, "precision %d is not available on backend cpu",
+                       (int)p);
+    switch (m) {
+    case LS_METHOD_GE:
+    case LS_METHOD_LU:
+    case LS_METHOD_GJ1:
+    case LS_METHOD_GJ2:
+    case LS_METHOD_BICGSTAB:
+        return 0;
+    case LS_METHOD_LAPACK:
+#ifdef LS_HAVE_LAPACKE
+        return 0;
+#else
+        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
+                       "method lapack is not available on backend cpu: built without "
+                       "LAPACKE/OpenBLAS (available: " LS_CPU_METHODS ")");
+#endif
+    default:
+        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
+                       "method %s is not available on backend cpu (available: " LS_CPU_METHODS
+                       ")",
+                       ls_method_name(m) ? ls_method_name(m) : "?");
+    }
+}
+
+static ls_method cpu_auto_method(void *bctx, ls_precision p)
+{
+    (void)bctx;
+    (void)p;
+#ifdef LS_HAVE_LAPACKE
+    return LS_METHOD_LAPACK;
+#else
+    return LS_METHOD_LU;
+#endif
+}
+
+/* The documented traffic model (see the top of this file). */
+static double bytes_model(const ls_job *job, long long total_iterations)
+{
+    double n = job->n, nrhs = job->nrhs;
+    double s = job->prec == LS_SINGLE ? sizeof(float) : sizeof(double);
+    switch (job->method) {
+    case LS_METHOD_GJ2:
+        return s * (n * n * n + 2.0 * n * n * nrhs);
+    case LS_METHOD_BICGSTAB:
+        return s * ((double)total_iterations * (2.0 * n * n + 20.0 * n) + nrhs * n * n);
+    default:
+        return s * (2.0 * n * n * n / 3.0 + 2.0 * n * n * nrhs);
+    }
+}
+
+#ifdef LS_HAVE_LAPACKE
+/* getrf + getrs through LAPACKE (what dgesv does), split to time each. */
+static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errlen)
+{
+    if (job->pivot == LS_PIVOT_NONE)
+        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
+                       "method lapack always pivots: use ge, lu, gj1 or gj2 with --pivot none");
+    int single = job->prec == LS_SINGLE;
+    double t0 = ls_now();
+    lapack_int info = single ? LAPACKE_sgetrf(LAPACK_COL_MAJOR, job->n, job->n, job->A,
+                                              job->lda, job->ipiv)
+                             : LAPACKE_dgetrf(LAPACK_COL_MAJOR, job->n, job->n, job->A,
+                                              job->lda, job->ipiv);
+    rep->t_factor = ls_now() - t0;
+    if (info < 0)
+        return LS_FAIL(err, errlen, LS_EINTERNAL, "LAPACKE_%cgetrf rejected argument %d",
+                       single ? 's' : 'd', (int)-info);
+    if (info > 0)
+        return (int)info;
+    t0 = ls_now();
+    info = single ? LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', job->n, job->nrhs, job->A, job->lda,
+                                   job->ipiv, job->B, job->ldb)
+                  : LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', job->n, job->nrhs, job->A, job->lda,
+                                   job->ipiv, job->B, job->ldb);
+    rep->t_solve = ls_now() - t0;
+    if (info < 0)
+        return LS_FAIL(err, errlen, LS_EINTERNAL, "LAPACKE_%cgetrs rejected argument %d",
+                       single ? 's' : 'd', (int)-info);
+    return 0;
+}
+#endif
+
+/* Call the float or the double instance of a kernel family. */
+#define BY_PREC(job, fn, ...) ((job)->prec == LS_SINGLE ? fn##_s(__VA_ARGS__) : fn##_d(__VA_ARGS__))
+
+/* Direct methods: returns info (0 or the first zero pivot's column). */
+static int run_direct(const ls_job *job, ls_report *rep)
+{
+    int n = job->n, nrhs = job->nrhs, pivot = job->pivot != LS_PIVOT_NONE;
+    int info = 0;
+    double t0 = ls_now();
+    switch (job->method) {
+    case LS_METHOD_GE:
+        info = BY_PREC(job, ls_cpu_ge_eliminate, n, nrhs, job->A, job->lda, job->B, job->ldb,
+                       job->ipiv, pivot);
+        break;
+    case LS_METHOD_LU:
+        info = BY_PREC(job, ls_cpu_getrf, n, n, job->A, job->lda, job->ipiv, pivot);
+        break;
+    case LS_METHOD_GJ1:
+        info = BY_PREC(job, ls_cpu_gj1_forward, n, nrhs, job->A, job->lda, job->B, job->ldb,
+                       job->ipiv, pivot);
+        break;
+    default: /* LS_METHOD_GJ2: the whole reduction is the "factor" phase */
+        info = BY_PREC(job, ls_cpu_gj2, n, nrhs, job->A, job->lda, job->B, job->ldb, job->ipiv,
+                       pivot);
+        break;
+    }
+    rep->t_factor = ls_now() - t0;
+    if (info)
+        return info; /* LAPACK skips the solve for a singular factor */
+    t0 = ls_now();
+    if (job->method == LS_METHOD_GE)
+        BY_PREC(job, ls_cpu_back_substitute, n, nrhs, job->A, job->lda, job->B, job->ldb);
+    else if (job->method == LS_METHOD_LU)
+        BY_PREC(job, ls_cpu_getrs, 'N', n, nrhs, job->A, job->lda, job->ipiv, job->B, job->ldb);
+    else if (job->method == LS_METHOD_GJ1)
+        BY_PREC(job, ls_cpu_gj1_backward, n, nrhs, job->A, job->lda, job->B, job->ldb);
+    rep->t_solve = ls_now() - t0;
+    return 0;
+}
+
+static int run_bicgstab(const ls_job *job, ls_report *rep, char *err, size_t errlen)
+{
+    ls_cpu_iter_result res;
+    double t0 = ls_now();
+    BY_PREC(job, ls_cpu_bicgstab, job->n, job->nrhs, job->A, job->lda, job->B, job->ldb,
+            job->rtol, job->atol, job->max_iter, &res);
+    rep->t_solve = ls_now() - t0;
+    rep->t_factor = 0;
+    rep->iterations = res.iterations;
+    rep->history = res.history;
+    rep->history_len = res.history_len;
+    rep->bytes = bytes_model(job, res.total_iterations);
+    snprintf(rep->message, sizeof rep->message, "%s", res.message);
+    if (res.status == LS_ENOMEM)
+        return LS_FAIL(err, errlen, LS_ENOMEM, "%s", res.message);
+    if (res.status)
+        snprintf(err, errlen, "%s", res.message);
+    return res.status;
+}
+
+static int cpu_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+{
+    int st = cpu_supports(bctx, job->method, job->prec, err, errlen);
+    if (st)
+        return st;
+    if (job->n < 0 || job->nrhs < 0 || job->lda < (job->n > 1 ? job->n : 1) ||
+        job->ldb < (job->n > 1 ? job->n : 1))
+        return LS_FAIL(err, errlen, LS_EINVAL, "bad job dimensions n=%d nrhs=%d lda=%d ldb=%d",
+                       job->n, job->nrhs, job->lda, job->ldb);
+    if (job->n == 0 || job->nrhs == 0)
+        return 0;
+    if (job->progress)
+        job->progress(job->progress_arg, 0.0, ls_method_name(job->method));
+    if (job->method == LS_METHOD_BICGSTAB) {
+        st = run_bicgstab(job, rep, err, errlen);
+    } else {
+#ifdef LS_HAVE_LAPACKE
+        if (job->method == LS_METHOD_LAPACK) {
+            st = run_lapack(job, rep, err, errlen);
+            if (st < 0)
+                return st;
+        } else
+#endif
+            st = run_direct(job, rep);
+        rep->info = st;
+        rep->bytes = bytes_model(job, 0);
+        if (st > 0)
+            snprintf(rep->message, sizeof rep->message,
+                     "matrix is singular: U(%d,%d) is exactly zero", st, st);
+        else
+            snprintf(rep->message, sizeof rep->message, "solved with %s on cpu",
+                     ls_method_name(job->method));
+    }
+    if (job->progress)
+        job->progress(job->progress_arg, 1.0, ls_method_name(job->method));
+    return st;
+}
+
+static int cpu_print_info(void *bctx, FILE *out)
+{
+    const cpu_ctx *c = bctx;
+    fprintf(out, "  model:              %s\n", c->model);
+    fprintf(out, "  hardware threads:   %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(out, "  OpenMP max threads: %d\n", omp_get_max_threads());
+#ifdef LS_HAVE_LAPACKE
+    fprintf(out, "  LAPACKE/OpenBLAS:   linked\n");
+#else
+    fprintf(out, "  LAPACKE/OpenBLAS:   not linked (method lapack unavailable)\n");
+#endif
+    fprintf(out, "  methods:            %s\n", LS_CPU_METHODS);
+    return 0;
+}
+
+static const ls_backend_iface cpu_iface = {
+    .name = "cpu",
+    .abi = LS_PLUGIN_ABI,
+    .destroy = cpu_destroy,
+    .device_name = cpu_device_name,
+    .supports = cpu_supports,
+    .auto_method = cpu_auto_method,
+    .solve = cpu_solve,
+    .print_info = cpu_print_info,
+    .getrf = NULL, /* the core calls ls_ref_*getrf, which is ours */
+    .perf = NULL,
+};
+
+int ls_cpu_backend_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
+                        size_t errlen)
+{
+    if (!iface || !bctx)
+        return LS_FAIL(err, errlen, LS_EINVAL, "iface and bctx must not be NULL");
+    *iface = NULL;
+    *bctx = NULL;
+    if (device != 0)
+        return LS_FAIL(err, errlen, LS_EUNAVAIL, "backend cpu has one device (0), not %d",
+                       device);
+    cpu_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return LS_FAIL(err, errlen, LS_ENOMEM, "cannot allocate the cpu backend context");
+    read_cpu_model(c->model, sizeof c->model);
+    *iface = &cpu_iface;
+    *bctx = c;
+    return 0;
+}

@@ -1,0 +1,277 @@
+/*
+ * Gaussian elimination (seed 000, Algorithm 1) and the two Gauss-Jordan
+ * models of seed 003 on the augmented system [A | B], precision-generic
+ * (see real_macros.h). Included by elim.c once per precision.
+ *
+ * The seeds write the loops row by row; here the same arithmetic runs in
+ * column order, which is the unit-stride order for column-major storage.
+ * A zero pivot (exactly 0 after the row exchange) is recorded as LAPACK
+ * info, its column is skipped, and the elimination runs to the end.
+ */
+#include "real_macros.h"
+
+static inline REAL FN(elim_abs)(REAL x)
+{
+    return x < 0 ? -x : x;
+}
+
+/* Row of the largest |A(i,k)|, i >= k (the first one on ties, as idamax). */
+static int FN(find_pivot_row)(int n, int k, const REAL *A, int lda)
+{
+    const REAL *col = A + (size_t)k * lda;
+    int p = k;
+    REAL best = FN(elim_abs)(col[k]);
+    for (int i = k + 1; i < n; i++)
+        if (FN(elim_abs)(col[i]) > best) {
+            best = FN(elim_abs)(col[i]);
+            p = i;
+        }
+    return p;
+}
+
+/* Swap rows k and p of A (columns c0..n-1) and of B. */
+static void FN(swap_aug_rows)(int n, int nrhs, int k, int p, int c0, REAL *A, int lda, REAL *B,
+                              int ldb)
+{
+    for (int j = c0; j < n; j++) {
+        REAL *c = A + (size_t)j * lda;
+        REAL t = c[k];
+        c[k] = c[p];
+        c[p] = t;
+    }
+    for (int j = 0; j < nrhs; j++) {
+        REAL *c = B + (size_t)j * ldb;
+        REAL t = c[k];
+        c[k] = c[p];
+        c[p] = t;
+    }
+}
+
+/* Rows lo..hi-1 of [A|B], columns k+1.. : row_i -= mult_i * row_k, where
+ * the multipliers sit in column k (A(i,k)). */
+static void FN(update_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int lda, REAL *B,
+                            int ldb)
+{
+    const REAL *mult = A + (size_t)k * lda;
+    for (int j = k + 1; j < n; j++) {
+        REAL *c = A + (size_t)j * lda;
+        REAL pk = c[k];
+        if (pk != 0)
+            for (int i = lo; i < hi; i++)
+                c[i] -= mult[i] * pk;
+    }
+    for (int j = 0; j < nrhs; j++) {
+        REAL *c = B + (size_t)j * ldb;
+        REAL pk = c[k];
+        if (pk != 0)
+            for (int i = lo; i < hi; i++)
+                c[i] -= mult[i] * pk;
+    }
+}
+
+/* Algorithm 1 of seed 000, single thread on purpose (the seed's CPU
+ * baseline). On return A holds U above the diagonal (multipliers below),
+ * B the reduced right-hand sides. */
+int FN(ls_cpu_ge_eliminate)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
+                            int pivot)
+{
+    int info = 0;
+    for (int k = 0; k < n; k++) {
+        int p = pivot ? FN(find_pivot_row)(n, k, A, lda) : k;
+        ipiv[k] = p + 1;
+        if (p != k)
+            FN(swap_aug_rows)(n, nrhs, k, p, 0, A, lda, B, ldb);
+        REAL *col = A + (size_t)k * lda;
+        if (col[k] == 0) {
+            if (!info)
+                info = k + 1;
+            continue;
+        }
+        for (int i = k + 1; i < n; i++)
+            col[i] /= col[k];
+        FN(update_rows)(n, nrhs, k, k + 1, n, A, lda, B, ldb);
+    }
+    return info;
+}
+
+/* X = U^{-1} B, column-oriented; U must have a nonzero diagonal. */
+void FN(ls_cpu_back_substitute)(int n, int nrhs, const REAL *A, int lda, REAL *B, int ldb)
+{
+    for (int c = 0; c < nrhs; c++) {
+        REAL *b = B + (size_t)c * ldb;
+        for (int k = n - 1; k >= 0; k--) {
+            const REAL *uk = A + (size_t)k * lda;
+            b[k] /= uk[k];
+            REAL x = b[k];
+            if (x != 0)
+                for (int i = 0; i < k; i++)
+                    b[i] -= uk[i] * x;
+        }
+    }
+}
+
+/* Split rows lo..hi-1 into nearly equal chunks, one per thread: "OpenMP over
+ * rows" with each chunk still walked column by column. */
+static void FN(chunk)(int lo, int hi, int part, int parts, int *a, int *b)
+{
+    long long len = hi - lo;
+    *a = lo + (int)(len * part / parts);
+    *b = lo + (int)(len * (part + 1) / parts);
+}
+
+/* Every pivot step needs a barrier (the next pivot search reads the whole
+ * updated column). A barrier costs far more than a small step's work, and on
+ * a loaded machine a spinning thread can wait a whole time slice for one
+ * that was descheduled; so steps whose active block is smaller than
+ * GJ_SEQ_TAIL rows/columns run on one thread, after the parallel region. */
+#define GJ_SEQ_TAIL 256
+
+/* Pivot choice and row exchange for step k; returns 1 if the pivot is zero. */
+static int FN(pivot_step)(int n, int nrhs, int k, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
+                          int pivot)
+{
+    int p = pivot ? FN(find_pivot_row)(n, k, A, lda) : k;
+    ipiv[k] = p + 1;
+    /* Columns left of k hold nothing either model reads again. */
+    if (p != k)
+        FN(swap_aug_rows)(n, nrhs, k, p, k, A, lda, B, ldb);
+    return A[k + (size_t)k * lda] == 0;
+}
+
+/* Model 1, forward step k on rows lo..hi-1 (all > k). */
+static void FN(gj1_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int lda, REAL *B,
+                         int ldb)
+{
+    REAL *col = A + (size_t)k * lda;
+    for (int i = lo; i < hi; i++)
+        col[i] /= col[k];
+    FN(update_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+}
+
+/* Gauss-Jordan model 1, phase 1: forward elimination to upper triangular
+ * over [A|B] (the same arithmetic as ge, but OpenMP over rows). */
+int FN(ls_cpu_gj1_forward)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
+                           int pivot)
+{
+    int info = 0;
+    int kpar = n - GJ_SEQ_TAIL > 0 ? n - GJ_SEQ_TAIL : 0;
+#pragma omp parallel if (kpar > 0)
+    for (int k = 0; k < kpar; k++) {
+        int zero;
+#pragma omp single copyprivate(zero)
+        {
+            zero = FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
+            if (zero && !info)
+                info = k + 1;
+        }
+        if (zero)
+            continue;
+        int parts = omp_get_num_threads(), lo, hi;
+        FN(chunk)(k + 1, n, omp_get_thread_num(), parts, &lo, &hi);
+        FN(gj1_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+#pragma omp barrier
+    }
+    for (int k = kpar; k < n; k++) {
+        if (FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot)) {
+            if (!info)
+                info = k + 1;
+            continue;
+        }
+        FN(gj1_rows)(n, nrhs, k, k + 1, n, A, lda, B, ldb);
+    }
+    return info;
+}
+
+/* Gauss-Jordan model 1, phase 2: from the last pivot up, normalise the
+ * pivot row and clear the column above it. Only B changes numerically: the
+ * part of A right of each pivot is already zero in the rows below, so A's
+ * upper triangle is read, never rewritten. Leaves X in B. The work is only
+ * n^2 nrhs, so threads (over rows) pay off only with many right-hand sides. */
+void FN(ls_cpu_gj1_backward)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb)
+{
+#pragma omp parallel if ((size_t)n * nrhs >= 65536)
+    for (int k = n - 1; k >= 0; k--) {
+        const REAL *col = A + (size_t)k * lda;
+        int parts = omp_get_num_threads(), lo, hi;
+        FN(chunk)(0, k, omp_get_thread_num(), parts, &lo, &hi);
+        for (int c = 0; c < nrhs; c++) {
+            REAL *b = B + (size_t)c * ldb;
+            REAL x = b[k] / col[k];
+            for (int i = lo; i < hi; i++)
+                b[i] -= col[i] * x;
+        }
+#pragma omp barrier
+#pragma omp single
+        for (int c = 0; c < nrhs; c++)
+            B[k + (size_t)c * ldb] /= col[k];
+        /* the single's barrier: row k is final before the next step reads it */
+    }
+}
+
+/* Model 2, step k on rows lo..hi-1 (any rows but k): clear column k using
+ * the normalised pivot row, then zero the consumed multipliers. Each thread
+ * reads only its own rows' multipliers, so zeroing them here is safe. */
+static void FN(gj2_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int lda, REAL *B,
+                         int ldb)
+{
+    REAL *col = A + (size_t)k * lda;
+    if (lo <= k && k < hi) {
+        FN(update_rows)(n, nrhs, k, lo, k, A, lda, B, ldb);
+        FN(update_rows)(n, nrhs, k, k + 1, hi, A, lda, B, ldb);
+    } else {
+        FN(update_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+    }
+    for (int i = lo; i < hi; i++)
+        if (i != k)
+            col[i] = 0;
+}
+
+/* Normalise pivot row k of [A|B] (columns k..). */
+static void FN(gj2_normalise)(int n, int nrhs, int k, REAL *A, int lda, REAL *B, int ldb)
+{
+    REAL r = A[k + (size_t)k * lda];
+    for (int j = k + 1; j < n; j++)
+        A[k + (size_t)j * lda] /= r;
+    for (int j = 0; j < nrhs; j++)
+        B[k + (size_t)j * ldb] /= r;
+    A[k + (size_t)k * lda] = 1;
+}
+
+/* Gauss-Jordan model 2: one pass; for each pivot, exchange rows, normalise
+ * the pivot row and clear the pivot column above and below. A ends as the
+ * identity (to rounding), B as X. */
+int FN(ls_cpu_gj2)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv, int pivot)
+{
+    int info = 0;
+    int kpar = n - GJ_SEQ_TAIL > 0 ? n - GJ_SEQ_TAIL : 0;
+#pragma omp parallel if (kpar > 0)
+    for (int k = 0; k < kpar; k++) {
+        int zero;
+#pragma omp single copyprivate(zero)
+        {
+            zero = FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
+            if (zero && !info)
+                info = k + 1;
+            if (!zero)
+                FN(gj2_normalise)(n, nrhs, k, A, lda, B, ldb);
+        }
+        if (zero)
+            continue;
+        int parts = omp_get_num_threads(), lo, hi;
+        FN(chunk)(0, n, omp_get_thread_num(), parts, &lo, &hi);
+        FN(gj2_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+#pragma omp barrier
+    }
+    for (int k = kpar; k < n; k++) {
+        if (FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot)) {
+            if (!info)
+                info = k + 1;
+            continue;
+        }
+        FN(gj2_normalise)(n, nrhs, k, A, lda, B, ldb);
+        FN(gj2_rows)(n, nrhs, k, 0, n, A, lda, B, ldb);
+    }
+    return info;
+}
+
+#undef GJ_SEQ_TAIL
