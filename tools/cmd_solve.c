@@ -35,6 +35,7 @@ static void solve_help(FILE *out)
             "\n"
             "Options:\n"
             "  -o, --output FILE    write X (Matrix Market array, or .npy by extension)\n"
+            "                       whenever one was computed, even if it fails the check\n"
             "  --method M           auto (default) | ge | lu | gj1 | gj2 | bicgstab |\n"
             "                       lapack | ge-naive | ge-blocked | ge-coalesced |\n"
             "                       lu-seed | ge-local | ge-image | ge-buffer\n"
@@ -282,8 +283,8 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     int n = res->n, nrhs = res->nrhs;
     size_t count = 0;
     double *X = NULL;
-    if (ls_cli_mul_size((size_t)n, (size_t)nrhs, &count) != 0 || count > SIZE_MAX / sizeof(double) ||
-        !(X = malloc(count * sizeof(double)))) {
+    if (ls_cli_mul_size((size_t)n, (size_t)nrhs, &count) != 0 ||
+        count > SIZE_MAX / sizeof(double) || !(X = malloc(count * sizeof(double)))) {
         ls_cli_outcome oc = {LS_EXIT_UNAVAILABLE, "out_of_memory"};
         solve_result_fail(res, oc, LS_ENOMEM, "out of memory for X (%d x %d)", n, nrhs);
         return;
@@ -300,7 +301,7 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     int st = ls_solve(ctx, &opt, n, nrhs, A->data, A->ld, X, n, &res->rep);
     ls_cli_progress_end(&bar);
     res->have_rep = 1;
-    solve_result_judge(res, st, A, B, X);
+    solve_result_judge(res, st, ctx, A, B, X);
     if (a->out_path && res->x_computed)
         write_solution(a->out_path, X, n, nrhs, res);
     free(X);
@@ -358,7 +359,8 @@ int ls_cmd_solve(int argc, char **argv)
     int code = res.exit_code;
     if (res.have_rep)
         ls_report_clear(&res.rep);
-    ls_context_destroy(ctx);
+    if (ctx)
+        ls_context_destroy(ctx);
     ls_matrix_free(&A);
     if (args.b_path)
         ls_matrix_free(&B);

@@ -1,0 +1,196 @@
+/* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
+ * table the core dlopens, method dispatch and device information. */
+#include "cuda_backend.h"
+#include "kernels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ls_method lsc_methods[] = {
+    LS_METHOD_LU,         LS_METHOD_GE,      LS_METHOD_GE_NAIVE, LS_METHOD_GE_BLOCKED,
+    LS_METHOD_GE_COALESCED, LS_METHOD_LU_SEED, LS_METHOD_GJ1,    LS_METHOD_GJ2,
+    LS_METHOD_BICGSTAB,
+};
+#define LSC_NMETHODS (sizeof lsc_methods / sizeof lsc_methods[0])
+
+static void lsc_destroy(void *bctx)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    if (!c)
+        return;
+    cudaSetDevice(c->device);
+    if (c->blas)
+        cublasDestroy(c->blas);
+    for (int i = 0; i < LSC_EV_COUNT; i++)
+        if (c->ev[i])
+            cudaEventDestroy(c->ev[i]);
+    if (c->stream)
+        cudaStreamDestroy(c->stream);
+    free(c);
+}
+
+static void lsc_device_name(void *bctx, char *buf, size_t len)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    snprintf(buf, len, "%s", c->name);
+}
+
+static int lsc_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
+{
+    (void)bctx;
+    if (p != LS_DOUBLE && p != LS_SINGLE)
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "unknown precision %d", (int)p);
+    for (size_t i = 0; i < LSC_NMETHODS; i++)
+        if (lsc_methods[i] == m)
+            return 0;
+    char list[256] = "";
+    for (size_t i = 0; i < LSC_NMETHODS; i++) {
+        strncat(list, ls_method_name(lsc_methods[i]), sizeof list - strlen(list) - 1);
+        if (i + 1 < LSC_NMETHODS)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
+                    "method %s is not available on the cuda backend (available: %s)",
+                    ls_method_name(m), list);
+}
+
+static ls_method lsc_auto_method(void *bctx, ls_precision p)
+{
+    (void)bctx;
+    (void)p;
+    return LS_METHOD_LU;
+}
+
+static int lsc_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    int st = lsc_supports(bctx, job->method, job->prec, err, errlen);
+    if (st != 0)
+        return st;
+    if (job->n < 0)
+        return LSC_FAIL(err, errlen, -1, "n = %d < 0", job->n);
+    if (job->nrhs < 0)
+        return LSC_FAIL(err, errlen, -2, "nrhs = %d < 0", job->nrhs);
+    if (job->lda < (job->n > 1 ? job->n : 1))
+        return LSC_FAIL(err, errlen, -4, "lda = %d < max(1, n = %d)", job->lda, job->n);
+    if (job->ldb < (job->n > 1 ? job->n : 1))
+        return LSC_FAIL(err, errlen, -6, "ldb = %d < max(1, n = %d)", job->ldb, job->n);
+    if (rep) {
+        rep->info = 0;
+        snprintf(rep->device, sizeof rep->device, "%s", c->name);
+    }
+    if (job->n == 0 || job->nrhs == 0)
+        return 0;
+    cudaError_t e = cudaSetDevice(c->device);
+    if (e != cudaSuccess)
+        return lsc_cuda_fail_at(e, "cudaSetDevice", err, errlen, __FILE__, __LINE__);
+    switch (job->method) {
+    case LS_METHOD_LU: return lsc_solve_lu(c, job, rep, err, errlen);
+    case LS_METHOD_BICGSTAB: return lsc_solve_bicgstab(c, job, rep, err, errlen);
+    case LS_METHOD_GE: {
+        /* "ge" is seed 000's algorithm 1; the coalesced variant is its best form */
+        ls_job j2 = *job;
+        j2.method = LS_METHOD_GE_COALESCED;
+        return lsc_solve_seed(c, &j2, rep, err, errlen);
+    }
+    default: return lsc_solve_seed(c, job, rep, err, errlen);
+    }
+}
+
+static void print_device(FILE *out, int dev, const struct cudaDeviceProp *p)
+{
+    int clock_khz = 0, mem_clock_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
+    double bw = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    fprintf(out, "  cuda:%d %s\n", dev, p->name);
+    fprintf(out, "    compute capability %d.%d, %d SMs, SM clock %.0f MHz\n", p->major, p->minor,
+            p->multiProcessorCount, clock_khz / 1e3);
+    fprintf(out, "    memory %.1f GiB, bus %d bits, memory clock %.0f MHz, peak %.0f GB/s\n",
+            (double)p->totalGlobalMem / (1024.0 * 1024.0 * 1024.0), bus_bits,
+            mem_clock_khz / 1e3, bw);
+    fprintf(out, "    L2 %.1f MiB, shared memory %zu KiB/SM (%zu KiB/block opt-in)\n",
+            p->l2CacheSize / (1024.0 * 1024.0), p->sharedMemPerMultiprocessor / 1024,
+            p->sharedMemPerBlockOptin / 1024);
+    fprintf(out, "    %d threads/SM, %d registers/SM, warp %d, %d async engines\n",
+            p->maxThreadsPerMultiProcessor, p->regsPerMultiprocessor, p->warpSize,
+            p->asyncEngineCount);
+}
+
+LS_API int ls_plugin_print_info(FILE *out)
+{
+    int count = 0, drv = 0, rt = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    fprintf(out, "CUDA: driver %d.%d, runtime %d.%d\n", drv / 1000, (drv % 1000) / 10, rt / 1000,
+            (rt % 1000) / 10);
+    if (e != cudaSuccess || count == 0) {
+        fprintf(out, "  no CUDA device: %s\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "no devices found");
+        return 0;
+    }
+    for (int d = 0; d < count; d++) {
+        struct cudaDeviceProp p;
+        if (cudaGetDeviceProperties(&p, d) == cudaSuccess)
+            print_device(out, d, &p);
+    }
+    return 0;
+}
+
+static int lsc_print_info(void *bctx, FILE *out)
+{
+    (void)bctx;
+    return ls_plugin_print_info(out);
+}
+
+static const ls_backend_iface lsc_iface = {
+    "cuda",
+    LS_PLUGIN_ABI,
+    lsc_destroy,
+    lsc_device_name,
+    lsc_supports,
+    lsc_auto_method,
+    lsc_solve,
+    lsc_print_info,
+    lsc_getrf_host,
+    NULL /* optional: measurement requests, see src/cuda/perf */
+};
+
+LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
+                          size_t errlen)
+{
+    int st = 0, count = 0;
+    ls_cuda_ctx *c = NULL;
+    *bctx = NULL;
+    *iface = NULL;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess)
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no CUDA device: %s", cudaGetErrorString(e));
+    if (count == 0)
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no CUDA device: none found");
+    if (device < 0 || device >= count)
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no CUDA device %d (%d present)", device,
+                        count);
+    c = (ls_cuda_ctx *)calloc(1, sizeof *c);
+    if (!c)
+        return LSC_FAIL(err, errlen, LS_ENOMEM, "no host memory for the CUDA context");
+    c->device = device;
+    LSC_CUDA(cudaSetDevice(device));
+    LSC_CUDA(cudaGetDeviceProperties(&c->prop, device));
+    LSC_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < LSC_EV_COUNT; i++)
+        LSC_CUDA(cudaEventCreate(&c->ev[i]));
+    LSC_BLAS(cublasCreate(&c->blas));
+    LSC_BLAS(cublasSetStream(c->blas, c->stream));
+    snprintf(c->name, sizeof c->name, "cuda:%d %s (%d SMs, cc %d.%d)", device, c->prop.name,
+             c->prop.multiProcessorCount, c->prop.major, c->prop.minor);
+    *bctx = c;
+    *iface = &lsc_iface;
+    return 0;
+done:
+    lsc_destroy(c);
+    return st;
+}

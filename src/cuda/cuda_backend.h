@@ -1,0 +1,129 @@
+/*
+ * Private host-side declarations of the CUDA backend plugin: the backend
+ * context, the error helpers (every CUDA/cuBLAS call is checked and turned
+ * into a status with file:line) and the per-method solvers.
+ */
+#ifndef LS_CUDA_BACKEND_H
+#define LS_CUDA_BACKEND_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "core/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { LSC_EV_START, LSC_EV_H2D, LSC_EV_FACTOR, LSC_EV_SOLVE, LSC_EV_D2H, LSC_EV_COUNT };
+
+typedef struct ls_cuda_ctx {
+    int device;
+    struct cudaDeviceProp prop;
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    cudaEvent_t ev[LSC_EV_COUNT];
+    char name[160];
+} ls_cuda_ctx;
+
+/* "file:line: text" into err; returns status. */
+int lsc_fail_at(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
+                ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+#define LSC_FAIL(err, errlen, status, ...) \
+    lsc_fail_at((err), (errlen), (status), __FILE__, __LINE__, __VA_ARGS__)
+
+/* A CUDA error as a status: allocation failures are LS_EDEVMEM, the rest LS_EDEVICE. */
+int lsc_cuda_fail_at(cudaError_t e, const char *what, char *err, size_t errlen, const char *file,
+                     int line);
+int lsc_blas_fail_at(cublasStatus_t e, const char *what, char *err, size_t errlen,
+                     const char *file, int line);
+
+/* Inside a function with `int st`, `char *err`, `size_t errlen` and a
+ * `done:` cleanup label. */
+#define LSC_CUDA(call)                                                              \
+    do {                                                                           \
+        cudaError_t lsc_e_ = (call);                                               \
+        if (lsc_e_ != cudaSuccess) {                                               \
+            st = lsc_cuda_fail_at(lsc_e_, #call, err, errlen, __FILE__, __LINE__); \
+            goto done;                                                             \
+        }                                                                          \
+    } while (0)
+#define LSC_BLAS(call)                                                              \
+    do {                                                                           \
+        cublasStatus_t lsc_b_ = (call);                                            \
+        if (lsc_b_ != CUBLAS_STATUS_SUCCESS) {                                     \
+            st = lsc_blas_fail_at(lsc_b_, #call, err, errlen, __FILE__, __LINE__); \
+            goto done;                                                             \
+        }                                                                          \
+    } while (0)
+#define LSC_TRY(expr)          \
+    do {                       \
+        st = (expr);           \
+        if (st != 0)           \
+            goto done;         \
+    } while (0)
+
+/* cudaMalloc of count elements of elem bytes, overflow-checked; on failure
+ * LS_EDEVMEM "out of device memory: asked for N bytes (free F of T)". */
+int lsc_malloc(void **ptr, size_t count, size_t elem, char *err, size_t errlen);
+/* Seconds between two recorded events (0 if either failed). */
+double lsc_elapsed(cudaEvent_t a, cudaEvent_t b);
+size_t lsc_elem_size(ls_precision p);
+
+/* The method solvers: all return a status, fill rep's timings and X in job->B. */
+int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
+int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
+int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
+                       size_t errlen);
+/* getrf on device memory: dA (m x n, ld lda), d_ipiv (min(m,n), 1-based), d_info. */
+int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                     int *d_info, char *err, size_t errlen);
+/* The backend's getrf slot: host arrays. */
+int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
+                   int *info, char *err, size_t errlen);
+
+/**
+ * Plugin entry point (exported; the core finds it with dlsym, see
+ * core/backend.h): opens a backend context on one CUDA device.
+ * @param[in]  device  CUDA device index
+ * @param[out] iface   the backend table ("cuda")
+ * @param[out] bctx    the new context (stream, cuBLAS handle, events)
+ * @param[out] err     why it failed, with file:line
+ * @param[in]  errlen  size of err
+ * @return 0; LS_EUNAVAIL "no CUDA device: ..." without a usable device or
+ *         driver; LS_ENOMEM; LS_EDEVICE / LS_EDEVMEM from the CUDA calls
+ */
+LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
+                          size_t errlen);
+/**
+ * Lists the driver/runtime versions and every CUDA device with its
+ * properties, without opening a context.
+ * @param[in] out a FILE* to write to
+ * @return 0 (no device is not an error here: it is printed)
+ */
+LS_API int ls_plugin_print_info(FILE *out);
+
+/**
+ * Tiled GEMM of seed 001, figure 2: C = A B with p x p shared-memory tiles,
+ * any m, n, k. Column-major device arrays; launched on `stream`, not synced.
+ * @param[in]  prec   LS_DOUBLE or LS_SINGLE
+ * @param[in]  tile   p in {8, 16, 32}
+ * @param[in]  m,n,k  C is m x n, the inner dimension is k
+ * @param[in]  dA     m x k, leading dimension lda >= max(1, m)
+ * @param[in]  dB     k x n, leading dimension ldb >= max(1, k)
+ * @param[out] dC     m x n, leading dimension ldc >= max(1, m)
+ * @param[in]  stream CUDA stream (0: the default stream)
+ * @return 0; LS_EINVAL for a bad size or tile; LS_EDEVICE if the launch fails
+ */
+LS_API int ls_cuda_gemm_tiled(int prec, int tile, int m, int n, int k, const void *dA, int lda,
+                       const void *dB, int ldb, void *dC, int ldc, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* Device helpers shared by the kernel files (C-style, precision templates only). */
+#ifndef LS_CUDA_K_COMMON_CUH
+#define LS_CUDA_K_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+__device__ __forceinline__ double lsk_abs(double x) { return fabs(x); }
+__device__ __forceinline__ float lsk_abs(float x) { return fabsf(x); }
+
+/* Element (i, j) of a strided matrix; 64-bit offsets so n*ld past 2^31 is fine. */
+#define LSK_AT(M, i, j, rs, cs) ((M)[(long long)(i) * (rs) + (long long)(j) * (cs)])
+
+static inline unsigned lsk_blocks(long long work, int threads)
+{
+    return (unsigned)((work + threads - 1) / threads);
+}
+
+/* Run the statement list with T = double or float, per the precision flag. */
+#define LSK_DISPATCH(dbl, ...)          \
+    do {                                \
+        if (dbl) {                      \
+            typedef double T;           \
+            __VA_ARGS__;                \
+        } else {                        \
+            typedef float T;            \
+            __VA_ARGS__;                \
+        }                               \
+    } while (0)
+
+#include "kernel_registry.h"
+
+/* One registry entry (see kernel_registry.h). */
+static inline ls_cuda_kernel_desc lsk_desc(const char *name, const char *method, const void *func,
+                                           int threads, size_t smem)
+{
+    ls_cuda_kernel_desc d;
+    d.name = name;
+    d.method = method;
+    d.func = func;
+    d.block_threads = threads;
+    d.static_smem_hint = smem;
+    d.dynamic_smem = NULL;
+    return d;
+}
+
+#define LSK_REG(name, method, kernel, threads, smem) \
+    out[count++] = lsk_desc(name, method, (const void *)(kernel), (threads), (smem))
+
+#endif

@@ -1,0 +1,72 @@
+/* Layout kernels: the seed methods work on a row-major augmented matrix
+ * [A | B] (as seeds 000 and 003 do), built on the device from the
+ * column-major input, and hand X back column-major. */
+#include "k_common.cuh"
+#include "kernels.h"
+
+/* One thread per element of M; reads of the column-major source are
+ * strided, writes to M coalesced (a 2-D tile transpose is not worth it for
+ * a once-per-solve copy). */
+template <typename T>
+__global__ void lsk_build_augmented_kernel(int n, int nrhs, const T *A, int lda, const T *B,
+                                           int ldb, T *M, long long ldm)
+{
+    long long w = (long long)n + nrhs;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= (long long)n * w)
+        return;
+    int i = (int)(idx / w);
+    int j = (int)(idx % w);
+    M[(long long)i * ldm + j] =
+        j < n ? A[i + (long long)j * lda] : B[i + (long long)(j - n) * ldb];
+}
+
+template <typename T>
+__global__ void lsk_extract_rhs_kernel(int n, int nrhs, const T *M, long long ldm, int divide,
+                                       T *X, int ldx)
+{
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= (long long)n * nrhs)
+        return;
+    int i = (int)(idx % n);
+    int r = (int)(idx / n);
+    T v = M[(long long)i * ldm + n + r];
+    if (divide)
+        v /= M[(long long)i * ldm + i];
+    X[i + (long long)r * ldx] = v;
+}
+
+extern "C" cudaError_t lsk_build_augmented(int dbl, int n, int nrhs, const void *dA, int lda,
+                                           const void *dB, int ldb, void *dM, long long ldm,
+                                           cudaStream_t s)
+{
+    long long work = (long long)n * (n + nrhs);
+    if (work == 0)
+        return cudaSuccess;
+    LSK_DISPATCH(dbl, lsk_build_augmented_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS),
+                                                      LSK_ROWOP_THREADS, 0, s>>>(
+                          n, nrhs, (const T *)dA, lda, (const T *)dB, ldb, (T *)dM, ldm));
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_extract_rhs(int dbl, int n, int nrhs, const void *dM, long long ldm,
+                                       int divide_by_diag, void *dX, int ldx, cudaStream_t s)
+{
+    long long work = (long long)n * nrhs;
+    if (work == 0)
+        return cudaSuccess;
+    LSK_DISPATCH(dbl, lsk_extract_rhs_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS),
+                                                  LSK_ROWOP_THREADS, 0, s>>>(
+                          n, nrhs, (const T *)dM, ldm, divide_by_diag, (T *)dX, ldx));
+    return cudaGetLastError();
+}
+
+extern "C" int lsk_reg_layout(int dbl, ls_cuda_kernel_desc *out)
+{
+    int count = 0;
+    const char *m = "ge-naive,ge-blocked,ge-coalesced,gj1,gj2";
+    LSK_DISPATCH(dbl, LSK_REG("build_augmented", m, lsk_build_augmented_kernel<T>,
+                              LSK_ROWOP_THREADS, 0);
+                 LSK_REG("extract_rhs", m, lsk_extract_rhs_kernel<T>, LSK_ROWOP_THREADS, 0));
+    return count;
+}

@@ -1,0 +1,45 @@
+/* The outcome of `linsolve solve`: judged once, printed as text or JSON. */
+#ifndef LS_TOOLS_SOLVE_REPORT_H
+#define LS_TOOLS_SOLVE_REPORT_H
+
+#include <stdio.h>
+#include "commands.h"
+
+typedef struct solve_result {
+    int exit_code;
+    const char *status;  /* JSON status word */
+    int lib_status;      /* what the library returned */
+    char message[1024];
+    const char *a_path, *b_path;
+    ls_method method;    /* requested, replaced by the one run */
+    ls_precision precision;
+    int backend_known;
+    ls_backend_kind backend;
+    char device[256];
+    char note[256];
+    int n, nrhs;
+    int rhs_is_A_ones;   /* b = A*ones: forward error is known */
+    int have_rep;
+    ls_report rep;
+    int x_computed;      /* X holds an answer worth writing */
+    double t_read;
+    double residual;       /* NaN when not computed */
+    double forward_error;  /* NaN when unknown */
+} solve_result;
+
+void solve_result_init(solve_result *r);
+/** Record a failure (first one wins: later ones are consequences). */
+void solve_result_fail(solve_result *r, ls_cli_outcome oc, int lib_status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/** Copy backend, device name and auto note from a context. */
+void solve_result_set_context(solve_result *r, ls_context *ctx);
+/** Judge ls_solve's status st and the answer X against the original A, B. */
+void solve_result_judge(solve_result *r, int st, ls_context *ctx, const ls_matrix *A,
+                        const ls_matrix *B, const double *X);
+void solve_result_print_json(FILE *out, const solve_result *r);
+void solve_result_print_human(FILE *out, const solve_result *r);
+
+#endif
