@@ -173,7 +173,8 @@ typedef struct ls_options {
     ls_method method;       /**< LS_METHOD_AUTO picks per backend */
     ls_precision precision; /**< working precision */
     ls_pivot pivot;         /**< partial (default) or none (study mode) */
-    double rtol;            /**< iterative: relative tolerance on ||r||/||b|| (1e-10) */
+    double rtol;            /**< iterative: stop at ||r||2 <= rtol ||b||2; 0 (default) =
+                                 10 sqrt(n) eps, which implies a scaled residual <= 10 */
     double atol;            /**< iterative: absolute tolerance on ||r|| (0) */
     int max_iter;           /**< iterative: iteration cap (default 2000) */
     int check;              /**< compute the scaled residual (default 1) */
@@ -181,7 +182,7 @@ typedef struct ls_options {
     void *progress_arg;
 } ls_options;
 
-/** Fill defaults: auto, double, partial pivoting, rtol 1e-10, 2000 its. */
+/** Fill defaults: auto, double, partial pivoting, rtol automatic, 2000 its. */
 LS_API void ls_options_init(ls_options *opt);
 
 typedef struct ls_report {

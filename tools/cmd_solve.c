@@ -42,10 +42,12 @@ static void solve_help(FILE *out)
             "                       ('linsolve info' lists which backend runs which)\n"
             "  --backend B          auto (default: CUDA, then OpenCL GPU, then CPU) |\n"
             "                       cpu | cuda | opencl\n"
-            "  --device N           device index within the backend (default 0)\n"
+            "  --device N           device index within the backend (default: the\n"
+            "                       backend's first; OpenCL prefers a GPU)\n"
             "  --precision P        double (default) | single: the working precision\n"
             "  --pivot P            partial (default) | none (study mode, no row swaps)\n"
-            "  --rtol R             iterative: stop when ||r||/||b|| <= R (default 1e-10)\n"
+            "  --rtol R             iterative: stop when ||r||/||b|| <= R (default: 10 sqrt(n) eps,\n"
+            "                       enough for a scaled residual <= 10)\n"
             "  --atol A             iterative: stop when ||r|| <= A (default 0)\n"
             "  --max-iter K         iterative: at most K iterations (default 2000)\n"
             "  --json               print one JSON object on stdout instead of the report\n"
@@ -67,6 +69,7 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
     memset(a, 0, sizeof *a);
     ls_options_init(&a->opt);
     a->backend = LS_BACKEND_AUTO;
+    a->device = -1; /* the backend's default device */
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         const char *val = NULL;

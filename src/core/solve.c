@@ -16,7 +16,7 @@ void ls_options_init(ls_options *opt)
     opt->method = LS_METHOD_AUTO;
     opt->precision = LS_DOUBLE;
     opt->pivot = LS_PIVOT_PARTIAL;
-    opt->rtol = 1e-10;
+    opt->rtol = 0.0; /* automatic: see effective_rtol() */
     opt->atol = 0.0;
     opt->max_iter = 2000;
     opt->check = 1;
@@ -69,6 +69,16 @@ static void from_working(ls_precision p, int m, int n, const void *w, double *X,
         for (int i = 0; i < m; i++)
             X[i + (size_t)j * ldx] = p == LS_SINGLE ? (double)((const float *)w)[i + (size_t)j * m]
                                                     : ((const double *)w)[i + (size_t)j * m];
+}
+
+/* ||r||2 <= t ||b||2 gives ||r||inf <= t sqrt(n) ||A||inf ||x||inf, so
+ * t = 10 sqrt(n) eps makes the scaled residual <= 10: the same bar (<= 30)
+ * the direct methods meet. */
+static double effective_rtol(const ls_options *opt, int n)
+{
+    if (opt->rtol > 0.0)
+        return opt->rtol;
+    return 10.0 * sqrt((double)(n > 1 ? n : 1)) * ls_eps(opt->precision);
 }
 
 static int is_iterative(ls_method m)
@@ -128,7 +138,7 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
     }
     ls_job job = {
         .method = method, .prec = opt->precision, .pivot = opt->pivot, .n = n, .nrhs = nrhs,
-        .A = Aw, .lda = n, .B = Bw, .ldb = n, .ipiv = ipiv, .rtol = opt->rtol,
+        .A = Aw, .lda = n, .B = Bw, .ldb = n, .ipiv = ipiv, .rtol = effective_rtol(opt, n),
         .atol = opt->atol, .max_iter = opt->max_iter > 0 ? opt->max_iter : 2000,
         .progress = opt->progress, .progress_arg = opt->progress_arg,
     };
@@ -153,10 +163,17 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
                                                ls_eps(opt->precision));
         for (int j = 0; j < nrhs; j++)
             memcpy(B + (size_t)j * ldb, X + (size_t)j * n, sizeof(double) * (size_t)n);
-        if (st == 0 && opt->check && !is_iterative(method) && !(rep->residual <= 30.0)) {
+        if (st == 0 && opt->check && !(rep->residual <= 30.0)) {
             st = LS_INACCURATE;
-            snprintf(rep->message, sizeof rep->message,
-                     "scaled residual %.3g exceeds 30: the answer is not accurate", rep->residual);
+            if (is_iterative(method))
+                snprintf(rep->message, sizeof rep->message,
+                         "converged to rtol %.3g after %d iterations, but the scaled residual "
+                         "%.3g exceeds 30: use a smaller --rtol",
+                         job.rtol, rep->iterations, rep->residual);
+            else
+                snprintf(rep->message, sizeof rep->message,
+                         "scaled residual %.3g exceeds 30: the answer is not accurate",
+                         rep->residual);
         } else if (st == 0 && !rep->message[0]) {
             snprintf(rep->message, sizeof rep->message, "solved");
         }

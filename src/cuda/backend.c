@@ -2,6 +2,7 @@
  * table the core dlopens, method dispatch and device information. */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "perf/perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +157,7 @@ static const ls_backend_iface lsc_iface = {
     lsc_solve,
     lsc_print_info,
     lsc_getrf_host,
-    NULL /* optional: measurement requests, see src/cuda/perf */
+    ls_cuda_perf /* optional: measurement requests (src/cuda/perf); NULL -> none */
 };
 
 LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,

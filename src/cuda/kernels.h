@@ -90,6 +90,25 @@ cudaError_t lsk_panel_column(int dbl, int m, int j, int j0, int jb, void *dA, in
 cudaError_t lsk_panel_update(int dbl, int m, int j, int j0, int jb, void *dA, int lda,
                              cudaStream_t s);
 
+/* ---- cooperative LU leaf (k_panel_coop.cu) ---- */
+#define LSK_COOP_THREADS 256           /* threads per block of the leaf */
+#define LSK_COOP_MAXW 32               /* widest leaf */
+#define LSK_COOP_MAX_SMEM (160 * 1024) /* panel slice per block, bytes */
+/* Blocks G and rows per block R for a leaf of `rows` rows; 0 when the slice
+ * would not fit in shared memory (then the per-column kernels are used). */
+int lsk_panel_coop_shape(int dbl, int rows, int w, int max_blocks, int *R);
+/* Device scratch bytes lsk_panel_coop needs for G blocks. */
+size_t lsk_panel_coop_scratch(int dbl, int G);
+/* Factor columns [j0, j0+w) over rows [j0, m) in one cooperative launch
+ * (ipiv 1-based, info = first zero pivot), then apply the leaf's
+ * interchanges to every other column of [0, ncols). */
+cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                           int *d_ipiv, int *d_info, void *scratch, int G, int R,
+                           cudaStream_t s);
+/* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
+cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm, const void *src,
+                             int ldsrc, void *dst, int lddst, cudaStream_t s);
+
 /* ---- BiCGStab (k_bicgstab.cu) ---- */
 /* y = A x, A column-major n x n, p rows per thread, x staged in shared memory. */
 cudaError_t lsk_matvec(int dbl, int n, const void *dA, int lda, const void *dx, void *dy,
@@ -116,6 +135,7 @@ int lsk_reg_ge(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_trisolve(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_luseed(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_lu(int dbl, ls_cuda_kernel_desc *out);
+int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_bicgstab(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_gemm(int dbl, ls_cuda_kernel_desc *out);
 

@@ -8,6 +8,7 @@
 #include "kernels.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LSC_LU_LEAF 16
@@ -22,6 +23,9 @@ typedef struct lu_run {
     int *d_ipiv, *d_info;
     char *err;
     size_t errlen;
+    int ncols;      /* all columns of A: the cooperative leaf swaps across them */
+    void *scratch;  /* cooperative leaf workspace; NULL -> per-column leaf */
+    int coop_max_blocks;
 } lu_run;
 
 static void *at(const lu_run *r, int i, int j)
@@ -93,6 +97,15 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     int st = 0;
     char *err = r->err;
     size_t errlen = r->errlen;
+    if (r->scratch && nc <= LSK_COOP_MAXW) {
+        /* one launch for the leaf, one to swap the other columns: the
+         * recursion above then needs no laswp of its own */
+        int R = 0, G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks, &R);
+        LSC_CUDA(G > 0 ? lsk_panel_coop(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
+                                        r->d_info, r->scratch, G, R, r->c->stream)
+                       : cudaErrorInvalidConfiguration);
+        return 0;
+    }
     if (nc <= LSC_LU_LEAF) {
         for (int j = j0; j < j0 + nc; j++) {
             LSC_CUDA(lsk_panel_column(r->dbl, r->m, j, j0, nc, r->A, r->lda, r->d_ipiv,
@@ -103,13 +116,35 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     }
     int n1 = nc / 2, n2 = nc - n1;
     LSC_TRY(lu_rec(r, j0, n1));
-    LSC_TRY(laswp_cols(r, j0 + n1, n2, j0, j0 + n1));
+    if (!r->scratch)
+        LSC_TRY(laswp_cols(r, j0 + n1, n2, j0, j0 + n1));
     LSC_TRY(trsm_lower_unit(r, n1, n2, j0, j0 + n1));
     LSC_TRY(gemm_update(r, j0 + n1, j0, n1, j0 + n1, n2));
     LSC_TRY(lu_rec(r, j0 + n1, n2));
-    LSC_TRY(laswp_cols(r, j0, n1, j0 + n1, j0 + nc));
+    if (!r->scratch)
+        LSC_TRY(laswp_cols(r, j0, n1, j0 + n1, j0 + nc));
 done:
     return st;
+}
+
+/* Blocks of the first (tallest) cooperative leaf, or 0 when the per-column
+ * leaf must run: the cooperative launch needs every block resident (one per
+ * SM) and the slice in shared memory; LS_CUDA_LU_LEAF=column forces it off
+ * (for comparisons). */
+static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
+{
+    const char *leaf = getenv("LS_CUDA_LU_LEAF");
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    int R = 0, G = lsk_panel_coop_shape(dbl, m, LSK_COOP_MAXW, c->prop.multiProcessorCount, &R);
+    if (!c->prop.cooperativeLaunch || G <= 0 || (leaf && !strcmp(leaf, "column")) ||
+        (size_t)R * LSK_COOP_MAXW * es + 4096 > c->prop.sharedMemPerBlockOptin)
+        return 0;
+    return G;
+}
+
+static const char *lsc_lu_leaf_kind(const ls_cuda_ctx *c, int dbl, int n)
+{
+    return coop_blocks(c, dbl, n) ? "cooperative" : "per-column";
 }
 
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
@@ -117,24 +152,60 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen};
+                err, errlen, n, NULL, 0};
     if (kmin <= 0)
         return 0;
+    int G = coop_blocks(c, dbl, m);
+    if (G > 0) {
+        LSC_TRY(lsc_malloc(&r.scratch, lsk_panel_coop_scratch(dbl, G), 1, err, errlen));
+        r.coop_max_blocks = c->prop.multiProcessorCount;
+    }
     LSC_TRY(lu_rec(&r, 0, kmin));
     if (n > kmin) { /* wide matrix: U's extra columns */
-        LSC_TRY(laswp_cols(&r, kmin, n - kmin, 0, kmin));
+        if (!r.scratch)
+            LSC_TRY(laswp_cols(&r, kmin, n - kmin, 0, kmin));
         LSC_TRY(trsm_lower_unit(&r, kmin, n - kmin, 0, kmin));
     }
 done:
+    cudaFree(r.scratch);
     return st;
 }
 
-/* X = U^-1 L^-1 P B on the device. */
+/* perm[i] = the row of B that row i of P B comes from, for LAPACK's ipiv
+ * (interchanges applied in order): O(n) on the host instead of n dependent
+ * swaps per column on the device. */
+static void ipiv_to_perm(int n, const int *ipiv, int *perm)
+{
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = 0; i < n; i++) {
+        int p = ipiv[i] - 1, t = perm[i];
+        perm[i] = perm[p];
+        perm[p] = t;
+    }
+}
+
+/* X = U^-1 L^-1 P B on the device. h_ipiv is the host copy of the pivots;
+ * the permuted B goes to dW (n x nrhs) and the solution is copied back. */
 static int getrs_device(ls_cuda_ctx *c, int dbl, int n, int nrhs, void *dA, int lda,
-                        const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen)
+                        const int *h_ipiv, void *dB, int ldb, char *err, size_t errlen)
 {
     int st = 0;
-    LSC_CUDA(lsk_laswp(dbl, nrhs, dB, ldb, 0, n, d_ipiv, c->stream));
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    int *perm = malloc(sizeof(int) * (size_t)n), *d_perm = NULL;
+    void *dW = NULL;
+    if (!perm)
+        return LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %d ints", n);
+    ipiv_to_perm(n, h_ipiv, perm);
+    LSC_TRY(lsc_malloc((void **)&d_perm, (size_t)n, sizeof(int), err, errlen));
+    LSC_TRY(lsc_malloc(&dW, (size_t)n * nrhs, es, err, errlen));
+    LSC_CUDA(cudaMemcpyAsync(d_perm, perm, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice,
+                             c->stream));
+    LSC_CUDA(lsk_permute_rows(dbl, n, nrhs, d_perm, dB, ldb, dW, n, c->stream));
+    LSC_CUDA(cudaMemcpy2DAsync(dB, (size_t)ldb * es, dW, (size_t)n * es, (size_t)n * es,
+                               (size_t)nrhs, cudaMemcpyDeviceToDevice, c->stream));
+    /* perm must outlive the async copy above */
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
     if (dbl) {
         const double one = 1.0;
         LSC_BLAS(cublasDtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
@@ -149,6 +220,9 @@ static int getrs_device(ls_cuda_ctx *c, int dbl, int n, int nrhs, void *dA, int 
                              CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, dA, lda, dB, ldb));
     }
 done:
+    cudaFree(d_perm);
+    cudaFree(dW);
+    free(perm);
     return st;
 }
 
@@ -158,7 +232,7 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     size_t es = lsc_elem_size(job->prec);
     cudaStream_t s = c->stream;
     void *dA = NULL, *dB = NULL;
-    int *d_ipiv = NULL, *d_info = NULL;
+    int *d_ipiv = NULL, *d_info = NULL, *h_ipiv = NULL;
 
     if (job->pivot == LS_PIVOT_NONE)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
@@ -167,6 +241,11 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_TRY(lsc_malloc(&dB, (size_t)n * nrhs, es, err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_ipiv, (size_t)n, sizeof(int), err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_info, 1, sizeof(int), err, errlen));
+    h_ipiv = malloc(sizeof(int) * (size_t)n);
+    if (!h_ipiv) {
+        st = LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %d ints", n);
+        goto done;
+    }
 
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_START], s));
     LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)n * es, job->A, (size_t)job->lda * es, (size_t)n * es,
@@ -178,19 +257,19 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_TRY(lsc_getrf_device(c, dbl, n, n, dA, n, d_ipiv, d_info, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_FACTOR], s));
     LSC_CUDA(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
+    LSC_CUDA(cudaMemcpyAsync(h_ipiv, d_ipiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, s));
     LSC_CUDA(cudaStreamSynchronize(s));
     if (info == 0)
-        LSC_TRY(getrs_device(c, dbl, n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+        LSC_TRY(getrs_device(c, dbl, n, nrhs, dA, n, h_ipiv, dB, n, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_SOLVE], s));
     if (info == 0)
         LSC_CUDA(cudaMemcpy2DAsync(job->B, (size_t)job->ldb * es, dB, (size_t)n * es,
                                    (size_t)n * es, (size_t)nrhs, cudaMemcpyDeviceToHost, s));
-    if (job->ipiv)
-        LSC_CUDA(cudaMemcpyAsync(job->ipiv, d_ipiv, (size_t)n * sizeof(int),
-                                 cudaMemcpyDeviceToHost, s));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_D2H], s));
     LSC_CUDA(cudaStreamSynchronize(s));
     LSC_CUDA(cudaGetLastError());
+    if (job->ipiv)
+        memcpy(job->ipiv, h_ipiv, (size_t)n * sizeof(int));
     if (rep) {
         rep->info = info;
         rep->t_h2d = lsc_elapsed(c->ev[LSC_EV_START], c->ev[LSC_EV_H2D]);
@@ -199,8 +278,8 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
         rep->t_d2h = lsc_elapsed(c->ev[LSC_EV_SOLVE], c->ev[LSC_EV_D2H]);
         /* model: the blocked LU touches A a few times; cuBLAS gemm is compute-bound */
         rep->bytes = (double)es * (3.0 * n * (double)n + 3.0 * n * (double)nrhs);
-        snprintf(rep->message, sizeof rep->message, "lu (recursive, cuBLAS trsm/gemm) on %s",
-                 c->name);
+        snprintf(rep->message, sizeof rep->message, "lu (recursive, %s leaf, cuBLAS trsm/gemm) on %s",
+                 lsc_lu_leaf_kind(c, dbl, n), c->name);
     }
     st = info;
 done:
@@ -208,6 +287,7 @@ done:
     cudaFree(dB);
     cudaFree(d_ipiv);
     cudaFree(d_info);
+    free(h_ipiv);
     return st;
 }
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# One call on a bare GPU machine, everything under one deadline, in order of
+# what matters most: build CUDA + OpenCL; the cuda_* tests; lu timings; the
+# peer comparison (lu vs cuSOLVER vs OpenBLAS); the OpenCL tests on NVIDIA's
+# driver; compute-sanitizer memcheck and racecheck with what time is left.
+#
+# Environment: BUDGET_S (seconds for the whole script, default 540),
+#   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck"),
+#   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
+# Writes at most 8 files to $OUT (the device tool's limit).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUTD=${OUT:-/tmp/ls-session}
+BUILD=/tmp/ls-session-build
+START=$(date +%s)
+DEADLINE=$((START + ${BUDGET_S:-540}))
+STEPS=${STEPS:-"cuda_tests lu_timing peers opencl memcheck racecheck"}
+mkdir -p "$OUTD"
+SUM="$OUTD/session.txt"
+: >"$SUM"
+say() { echo "[+$(($(date +%s) - START))s] $*" | tee -a "$SUM"; }
+left() { echo $((DEADLINE - $(date +%s))); }
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+# run NAME MAXSECONDS LOGFILE CMD...: never past the deadline
+run() {
+  local name=$1 max=$2 log=$3; shift 3
+  local l; l=$(left)
+  [ "$max" -gt "$l" ] && max=$l
+  if [ "$max" -lt 15 ]; then say "$name: SKIPPED (no time left)"; return 0; fi
+  say "$name: start (limit ${max}s)"
+  timeout --kill-after=5 "$max" "$@" >>"$log" 2>&1
+  local rc=$?
+  say "$name: rc $rc$([ $rc -eq 124 ] && echo ' (time limit)')"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv | tee -a "$SUM"
+
+# Debian packages the image may lack (OpenBLAS, LAPACKE, OpenCL loader and
+# headers), unpacked under /tmp from the carried .debs, never into /.
+P=/tmp/ls-deps
+if ls "$ROOT"/.debs/*.deb >/dev/null 2>&1; then
+  for f in "$ROOT"/.debs/*.deb; do dpkg -x "$f" "$P"; done
+  L=$P/usr/lib/x86_64-linux-gnu
+  export CMAKE_PREFIX_PATH="$P/usr" CMAKE_INCLUDE_PATH="$P/usr/include"
+  export CMAKE_LIBRARY_PATH="$L/openblas-pthread:$L"
+  export LD_LIBRARY_PATH="$L/openblas-pthread:$L:${LD_LIBRARY_PATH:-}"
+  export LIBRARY_PATH="$L/openblas-pthread:$L:${LIBRARY_PATH:-}"
+fi
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+export PATH="$(dirname "$NVCC"):$PATH"
+CUDA_DIR=$(cd "$(dirname "$NVCC")/.." && pwd)
+export LD_LIBRARY_PATH="$CUDA_DIR/lib64:$LD_LIBRARY_PATH"
+export OMP_WAIT_POLICY=PASSIVE
+
+BUILDLOG="$OUTD/build.txt"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON -DLS_WITH_OPENCL=ON \
+  -DLS_CUDA_ARCHITECTURES=90 -DLS_WERROR=OFF -DLS_MATRICES_DIR="$ROOT/.matrices" \
+  -DCMAKE_CUDA_COMPILER="$NVCC" >"$BUILDLOG" 2>&1 || say "configure FAILED"
+run build 240 "$BUILDLOG" cmake --build "$BUILD" -j "$(nproc)" || { tail -30 "$BUILDLOG"; }
+grep -E "linsolve: CUDA=|LAPACKE" "$BUILDLOG" | head -3 | tee -a "$SUM"
+LS="$BUILD/bin/linsolve"
+"$LS" info >"$OUTD/info.txt" 2>&1
+
+if want cuda_tests; then
+  run cuda_tests 200 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_' \
+    ${CUDA_TESTS_EXCLUDE:+-E "$CUDA_TESTS_EXCLUDE"} -V -j4 --timeout 190
+  grep -E "tests passed|\(Failed\)|\(Skipped\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" |
+    grep -v "^[0-9]*: " | tail -20 | tee -a "$SUM"
+  grep -E "^[0-9]+: .*failed" "$OUTD/cuda_ctest.txt" | head -20 | tee -a "$SUM"
+fi
+if want lu_timing; then
+  T="$OUTD/timing.txt"
+  echo "## lu, cooperative leaf" >>"$T"
+  run lu_timing 60 "$T" "$BUILD/bin/test_cuda_solve" --time-lu 1024 4096 8192 16384
+  echo "## lu, per-column leaf (LS_CUDA_LU_LEAF=column), for comparison" >>"$T"
+  run lu_timing_column 40 "$T" env LS_CUDA_LU_LEAF=column "$BUILD/bin/test_cuda_solve" --time-lu 1024 4096
+  tail -20 "$T" | tee -a "$SUM"
+fi
+if want peers; then
+  run peers 150 "$OUTD/peers.csv" "$LS" bench --backends cuda --methods lu \
+    --sizes 1024,4096,8192,16384 --precision double,single --repeat 3 --rotate 2 \
+    --time-limit 20 --baseline-time-limit 4 --format csv
+  cat "$OUTD/peers.csv" | tee -a "$SUM"
+fi
+if want opencl; then
+  O="$OUTD/opencl.txt"
+  eval "$(sh "$ROOT/scripts/opencl-nvidia-icd.sh" 2>>"$O")"
+  "$LS" info 2>&1 | sed -n '/\[opencl\]/,$p' | head -30 >>"$O"
+  # the NVIDIA GPU's index among all OpenCL devices
+  idx=$("$LS" info 2>&1 | sed -n '/\[opencl\]/,$p' | grep -n -i "nvidia\|gpu" | head -1 | cut -d: -f1)
+  say "opencl: nvidia icd registered; info lines matching GPU: ${idx:-none}"
+  run opencl_tests 120 "$O" ctest --test-dir "$BUILD" -R '^opencl_' -V -j2 --timeout 110
+  grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec|device" "$O" | grep -v "^[0-9]*: " |
+    tail -12 | tee -a "$SUM"
+  run opencl_solve 30 "$O" "$LS" solve "$ROOT/.matrices/real/pde900.mtx" --backend opencl \
+    --method lu --json
+  tail -3 "$O" | tee -a "$SUM"
+fi
+SAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
+S="$OUTD/sanitizer.txt"
+for tool in memcheck racecheck; do
+  want $tool || continue
+  [ -n "$SAN" ] || { say "$tool: no compute-sanitizer"; continue; }
+  run "$tool" 150 "$S" "$SAN" --tool "$tool" --error-exitcode 99 \
+    "$BUILD/bin/test_cuda_solve" --sanitize
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|Invalid" "$S" | tail -4 | tee -a "$SUM"
+done
+say "done"

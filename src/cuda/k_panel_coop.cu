@@ -1,0 +1,356 @@
+/* The fast panel of method "lu": one cooperative launch factors a leaf of up
+ * to LSK_COOP_MAXW columns over all rows below it, instead of two launches
+ * per column. Each block keeps a slice of the panel's rows in shared memory;
+ * per column there is ONE grid-wide barrier: before it, every block publishes
+ * its best candidate row (value, index and the row itself) and the owner of
+ * the diagonal row publishes that row; after it, every block picks the same
+ * winner (largest |a|, ties to the smallest row, as idamax), swaps locally
+ * and eliminates its own rows. Publication buffers alternate between two
+ * halves by column parity, so a block that runs ahead never overwrites what
+ * a slower block is still reading.
+ *
+ * The leaf's interchanges are then turned into at most 2*w (dst <- src) row
+ * moves, applied to every column outside the leaf by lsk_swap_outside in one
+ * launch. That replaces LAPACK's level-by-level laswp of the recursive LU. */
+#include <cooperative_groups.h>
+#include <limits.h>
+
+#include "k_common.cuh"
+#include "kernels.h"
+
+namespace cg = cooperative_groups;
+
+template <typename T>
+__device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
+{
+    /* ties go to the smaller row so every run picks the same pivot */
+    for (int off = 16; off > 0; off >>= 1) {
+        T ov = __shfl_down_sync(0xffffffffu, v, off);
+        int orow = __shfl_down_sync(0xffffffffu, row, off);
+        if (ov > v || (ov == v && orow < row)) {
+            v = ov;
+            row = orow;
+        }
+    }
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0) {
+        sv[warp] = v;
+        sr[warp] = row;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        int nw = blockDim.x >> 5;
+        v = lane < nw ? sv[lane] : (T)-1;
+        row = lane < nw ? sr[lane] : INT_MAX;
+        for (int off = 16; off > 0; off >>= 1) {
+            T ov = __shfl_down_sync(0xffffffffu, v, off);
+            int orow = __shfl_down_sync(0xffffffffu, row, off);
+            if (ov > v || (ov == v && orow < row)) {
+                v = ov;
+                row = orow;
+            }
+        }
+        if (lane == 0) {
+            sv[0] = v;
+            sr[0] = row;
+        }
+    }
+    __syncthreads();
+    v = sv[0];
+    row = sr[0];
+    __syncthreads();
+}
+
+/* Rows [j0, m) x columns [j0, j0+w) of A; block b owns rows
+ * [j0 + b*R, j0 + (b+1)*R). pub: 2 halves of G*(w+1) T values (candidate
+ * value + row), prow: 2*G ints, krow: 2*w T. pairs: 1 + 2*(2w) ints. */
+template <typename T>
+__global__ void __launch_bounds__(LSK_COOP_THREADS)
+    lsk_panel_coop_kernel(int m, int j0, int w, T *A, int lda, int *ipiv, int *info, int R,
+                          T *pub, int *prow, T *krow, int *pairs)
+{
+    cg::grid_group grid = cg::this_grid();
+    extern __shared__ unsigned char lsk_coop_smem[];
+    T *s = (T *)lsk_coop_smem; /* R x w, column-major: s[c*R + r] */
+    __shared__ T pivrow[LSK_COOP_MAXW];
+    __shared__ T red_v[LSK_COOP_THREADS / 32];
+    __shared__ int red_r[LSK_COOP_THREADS / 32];
+    const int G = gridDim.x, b = blockIdx.x;
+    const int r0 = j0 + b * R;
+    int nr = m - r0;
+    nr = nr < 0 ? 0 : (nr > R ? R : nr);
+
+    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
+        int c = idx / nr, r = idx - c * nr;
+        s[c * R + r] = A[(long long)(r0 + r) + (long long)(j0 + c) * lda];
+    }
+    __syncthreads();
+
+    for (int k = 0; k < w; k++) {
+        const int gk = j0 + k, half = k & 1;
+        T *cand = pub + (size_t)half * G * w;
+        T v = (T)-1;
+        int row = INT_MAX;
+        for (int r = threadIdx.x; r < nr; r += blockDim.x) {
+            if (r0 + r < gk)
+                continue;
+            T a = lsk_abs(s[k * R + r]);
+            if (a > v) { /* r ascending per thread: first max kept */
+                v = a;
+                row = r0 + r;
+            }
+        }
+        lsk_block_argmax(v, row, red_v, red_r);
+        if (threadIdx.x == 0) {
+            prow[half * G + b] = row;
+            ((T *)(prow + 2 * G))[half * G + b] = v; /* values live after the rows */
+        }
+        if (row != INT_MAX && threadIdx.x < w)
+            cand[(size_t)b * w + threadIdx.x] = s[threadIdx.x * R + (row - r0)];
+        if (gk >= r0 && gk < r0 + nr && threadIdx.x < w)
+            krow[half * w + threadIdx.x] = s[threadIdx.x * R + (gk - r0)];
+        grid.sync();
+
+        /* every block reduces the G candidates the same way */
+        T bv = (T)-1;
+        int brow = INT_MAX, bwin = 0;
+        const T *vals = (const T *)(prow + 2 * G) + half * G;
+        for (int i = threadIdx.x; i < G; i += blockDim.x) {
+            T ov = vals[i];
+            int orow = prow[half * G + i];
+            if (orow != INT_MAX && (ov > bv || (ov == bv && orow < brow))) {
+                bv = ov;
+                brow = orow;
+            }
+        }
+        lsk_block_argmax(bv, brow, red_v, red_r);
+        if (brow == INT_MAX || bv == (T)0) {
+            /* LAPACK: an exactly zero column gets ipiv = k and no scaling */
+            if (b == 0 && threadIdx.x == 0) {
+                ipiv[gk] = gk + 1;
+                if (*info == 0)
+                    *info = gk + 1;
+            }
+            continue;
+        }
+        bwin = (brow - j0) / R;
+        if (threadIdx.x < w)
+            pivrow[threadIdx.x] = cand[(size_t)bwin * w + threadIdx.x];
+        if (b == 0 && threadIdx.x == 0)
+            ipiv[gk] = brow + 1;
+        __syncthreads();
+        if (brow != gk && threadIdx.x < w) {
+            if (gk >= r0 && gk < r0 + nr)
+                s[threadIdx.x * R + (gk - r0)] = pivrow[threadIdx.x];
+            if (brow >= r0 && brow < r0 + nr)
+                s[threadIdx.x * R + (brow - r0)] = krow[half * w + threadIdx.x];
+        }
+        __syncthreads();
+        const T piv = pivrow[k];
+        for (int r = threadIdx.x; r < nr; r += blockDim.x) {
+            if (r0 + r <= gk)
+                continue;
+            T l = s[k * R + r] / piv; /* division, not a reciprocal: tiny pivots stay finite */
+            s[k * R + r] = l;
+            for (int c = k + 1; c < w; c++)
+                s[c * R + r] -= l * pivrow[c];
+        }
+        __syncthreads();
+    }
+
+    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
+        int c = idx / nr, r = idx - c * nr;
+        A[(long long)(r0 + r) + (long long)(j0 + c) * lda] = s[c * R + r];
+    }
+
+    /* Block 0 turns the w interchanges into row moves for the other
+     * columns: rows[e] receives the content of row src[e]. Only block 0
+     * wrote ipiv, so no grid barrier is needed here. */
+    if (b != 0)
+        return;
+    __syncthreads();
+    if (threadIdx.x >= 32)
+        return;
+    __shared__ int rows[2 * LSK_COOP_MAXW], src[2 * LSK_COOP_MAXW];
+    __shared__ int cnt;
+    const int lane = threadIdx.x;
+    if (lane == 0)
+        cnt = 0;
+    __syncwarp();
+    for (int k = 0; k < w; k++) {
+        int a = j0 + k, p = ipiv[j0 + k] - 1;
+        if (p == a)
+            continue;
+        int ia = -1, ip = -1;
+        for (int e = lane; e < cnt; e += 32) {
+            if (rows[e] == a) ia = e;
+            if (rows[e] == p) ip = e;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            ia = max(ia, __shfl_xor_sync(0xffffffffu, ia, off));
+            ip = max(ip, __shfl_xor_sync(0xffffffffu, ip, off));
+        }
+        if (lane == 0) {
+            if (ia < 0) {
+                ia = cnt++;
+                rows[ia] = a;
+                src[ia] = a;
+            }
+            if (ip < 0) {
+                ip = cnt++;
+                rows[ip] = p;
+                src[ip] = p;
+            }
+            int t = src[ia];
+            src[ia] = src[ip];
+            src[ip] = t;
+        }
+        __syncwarp();
+    }
+    int n_moves = 0;
+    if (lane == 0) {
+        for (int e = 0; e < cnt; e++)
+            if (rows[e] != src[e]) {
+                pairs[1 + 2 * n_moves] = rows[e];
+                pairs[2 + 2 * n_moves] = src[e];
+                n_moves++;
+            }
+        pairs[0] = n_moves;
+    }
+}
+
+/* One warp per column outside [j0, j0+w): read every moved row, then write. */
+template <typename T>
+__global__ void lsk_swap_outside_kernel(int ncols, int j0, int w, T *A, int lda, const int *pairs)
+{
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    int c = warp < j0 ? warp : warp + w;
+    if (warp >= ncols - w)
+        return;
+    int moves = pairs[0];
+    T *col = A + (long long)c * lda;
+    T v0 = 0, v1 = 0;
+    int d0 = -1, d1 = -1;
+    if (lane < moves) {
+        d0 = pairs[1 + 2 * lane];
+        v0 = col[pairs[2 + 2 * lane]];
+    }
+    if (lane + 32 < moves) {
+        d1 = pairs[1 + 2 * (lane + 32)];
+        v1 = col[pairs[2 + 2 * (lane + 32)]];
+    }
+    __syncwarp();
+    if (d0 >= 0)
+        col[d0] = v0;
+    if (d1 >= 0)
+        col[d1] = v1;
+}
+
+/* Scratch needed by lsk_panel_coop for G blocks (bytes). */
+extern "C" size_t lsk_panel_coop_scratch(int dbl, int G)
+{
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    return es * (size_t)2 * G * LSK_COOP_MAXW /* candidates */ + sizeof(int) * 2 * (size_t)G +
+           es * 2 * (size_t)G /* candidate values */ + es * 2 * LSK_COOP_MAXW /* diag rows */ +
+           sizeof(int) * (1 + 4 * LSK_COOP_MAXW) + 64;
+}
+
+/* How many blocks and rows per block a leaf of m - j0 rows uses; 0 blocks
+ * when it cannot run cooperatively (the caller then uses per-column kernels). */
+extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int max_blocks, int *R)
+{
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    int G = (rows + 31) / 32;
+    if (G > max_blocks)
+        G = max_blocks;
+    if (G < 1)
+        G = 1;
+    *R = (rows + G - 1) / G;
+    if ((size_t)(*R) * w * es > LSK_COOP_MAX_SMEM)
+        return 0;
+    return G;
+}
+
+extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                                      int *d_ipiv, int *d_info, void *scratch, int G, int R,
+                                      cudaStream_t s)
+{
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    char *p = (char *)scratch;
+    void *pub = p;
+    p += es * (size_t)2 * G * LSK_COOP_MAXW;
+    int *prow = (int *)p; /* 2G rows, then 2G values (aligned by es below) */
+    p += sizeof(int) * 2 * (size_t)G + es * 2 * (size_t)G;
+    void *krow = p;
+    p += es * 2 * LSK_COOP_MAXW;
+    int *pairs = (int *)p;
+    size_t smem = (size_t)R * w * es;
+    cudaError_t e;
+    LSK_DISPATCH(dbl, {
+        e = cudaFuncSetAttribute(lsk_panel_coop_kernel<T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+        T *Ap = (T *)dA;
+        T *pubp = (T *)pub, *krowp = (T *)krow;
+        void *args[] = {&m, &j0, &w, &Ap, &lda, &d_ipiv, &d_info, &R, &pubp, &prow, &krowp, &pairs};
+        e = cudaLaunchCooperativeKernel((const void *)lsk_panel_coop_kernel<T>, dim3(G),
+                                        dim3(LSK_COOP_THREADS), args, smem, s);
+        if (e != cudaSuccess)
+            return e;
+        if (ncols > w) {
+            long long threads = 32LL * (ncols - w);
+            lsk_swap_outside_kernel<T><<<lsk_blocks(threads, 256), 256, 0, s>>>(ncols, j0, w, Ap,
+                                                                               lda, pairs);
+        }
+    });
+    return cudaGetLastError();
+}
+
+template <typename T>
+__global__ void lsk_permute_rows_kernel(int n, int nrhs, const int *perm, const T *src, int ldsrc,
+                                        T *dst, int lddst)
+{
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= (long long)n * nrhs)
+        return;
+    int i = (int)(idx % n), c = (int)(idx / n);
+    dst[i + (long long)c * lddst] = src[perm[i] + (long long)c * ldsrc];
+}
+
+extern "C" cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm,
+                                        const void *src, int ldsrc, void *dst, int lddst,
+                                        cudaStream_t s)
+{
+    if (n <= 0 || nrhs <= 0)
+        return cudaSuccess;
+    LSK_DISPATCH(dbl, lsk_permute_rows_kernel<T><<<lsk_blocks((long long)n * nrhs, 256), 256, 0,
+                                                   s>>>(n, nrhs, d_perm, (const T *)src, ldsrc,
+                                                        (T *)dst, lddst));
+    return cudaGetLastError();
+}
+
+/* Dynamic shared memory of the first (largest) leaf at size n, assuming
+ * one block per SM of a 132-SM H100, as lsc_getrf_device launches it there. */
+static size_t lsk_coop_smem_d(int n, int nrhs)
+{
+    int R = 0;
+    (void)nrhs;
+    return lsk_panel_coop_shape(1, n, LSK_COOP_MAXW, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 8 : 0;
+}
+static size_t lsk_coop_smem_s(int n, int nrhs)
+{
+    int R = 0;
+    (void)nrhs;
+    return lsk_panel_coop_shape(0, n, LSK_COOP_MAXW, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 4 : 0;
+}
+
+extern "C" int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out)
+{
+    int count = 0;
+    LSK_DISPATCH(dbl, LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, 0);
+                 out[count - 1].dynamic_smem = dbl ? lsk_coop_smem_d : lsk_coop_smem_s;
+                 LSK_REG("swap_outside", "lu", lsk_swap_outside_kernel<T>, 256, 0);
+                 LSK_REG("permute_rows", "lu", lsk_permute_rows_kernel<T>, 256, 0));
+    return count;
+}
