@@ -5,7 +5,8 @@
 # driver; compute-sanitizer memcheck and racecheck with what time is left.
 #
 # Environment: BUDGET_S (seconds for the whole script, default 540),
-#   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck"),
+#   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
+#   also: cuda_quick, opencl_bench, seed000_big, seed003_big),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
 set -u
@@ -97,6 +98,47 @@ if want opencl; then
     --method lu --json
   tail -3 "$O" | tee -a "$SUM"
 fi
+if want cuda_quick; then
+  run cuda_quick 60 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" \
+    -R 'cuda_gemm_registry|cuda_solve_lu$|cuda_getrf|cuda_public' -V --timeout 60
+  grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" | tail -6 | tee -a "$SUM"
+fi
+# The NVIDIA GPU's OpenCL device index (PoCL may be listed first).
+if want opencl_nvidia || want opencl_bench; then
+  O="$OUTD/opencl.txt"
+  eval "$(sh "$ROOT/scripts/opencl-nvidia-icd.sh" 2>>"$O")"
+  for i in 0 1 2 3; do
+    if LS_OPENCL_DEVICE=$i "$LS" solve "$ROOT/.matrices/real/full.mtx" --backend opencl --json \
+        2>/dev/null | grep -q '"device": "opencl:[0-9]* NVIDIA'; then
+      export LS_OPENCL_DEVICE=$i
+      break
+    fi
+  done
+  say "opencl: NVIDIA device index ${LS_OPENCL_DEVICE:-not found}"
+fi
+if want opencl_nvidia; then
+  run opencl_nvidia 100 "$O" ctest --test-dir "$BUILD" -R '^opencl_' -V -j2 --timeout 95
+  grep -E "OpenCL device:|tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$O" | sort -u | tail -10 |
+    tee -a "$SUM"
+fi
+if want opencl_bench; then
+  run opencl_bench 110 "$OUTD/opencl_bench.csv" "$LS" bench --backends opencl \
+    --methods ge-naive,ge-blocked,ge-coalesced,ge-buffer,ge-image,gj1,gj2,lu \
+    --sizes 1024,2048,4096,8192 --precision single --repeat 1 --rotate 1 --time-limit 4 \
+    --baseline-time-limit 1 --no-peers --format csv
+  grep -v "^#" "$OUTD/opencl_bench.csv" | tee -a "$SUM"
+fi
+if want seed000_big; then
+  run seed000_big 90 "$OUTD/seed_tables.csv" "$LS" bench --backends cuda \
+    --methods ge-naive,ge-blocked,ge-coalesced --sizes 4096,8192 --precision single,double \
+    --repeat 1 --rotate 1 --time-limit 8 --baseline-time-limit 2 --no-peers --format csv
+fi
+if want seed003_big; then
+  run seed003_big 80 "$OUTD/seed_tables.csv" "$LS" bench --backends cuda --methods gj1,gj2 \
+    --sizes 5000,6000,7000,8000,10000 --precision single --repeat 1 --rotate 1 \
+    --time-limit 10 --baseline-time-limit 2 --no-peers --format csv
+fi
+[ -f "$OUTD/seed_tables.csv" ] && grep -v "^#" "$OUTD/seed_tables.csv" | tee -a "$SUM"
 SAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
 S="$OUTD/sanitizer.txt"
 for tool in memcheck racecheck; do

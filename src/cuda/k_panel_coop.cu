@@ -348,7 +348,13 @@ static size_t lsk_coop_smem_s(int n, int nrhs)
 extern "C" int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, 0);
+    /* static shared memory: pivrow, the two reduction arrays, the move
+     * list and its count, rounded up to 16 bytes as the compiler lays it out */
+    LSK_DISPATCH(dbl, size_t st_smem = ((LSK_COOP_MAXW * sizeof(T) +
+                                         (LSK_COOP_THREADS / 32) * (sizeof(T) + sizeof(int)) +
+                                         4 * LSK_COOP_MAXW * sizeof(int) + sizeof(int) + 15) /
+                                        16) * 16;
+                 LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, st_smem);
                  out[count - 1].dynamic_smem = dbl ? lsk_coop_smem_d : lsk_coop_smem_s;
                  LSK_REG("swap_outside", "lu", lsk_swap_outside_kernel<T>, 256, 0);
                  LSK_REG("permute_rows", "lu", lsk_permute_rows_kernel<T>, 256, 0));

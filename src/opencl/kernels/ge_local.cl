@@ -70,8 +70,9 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
     }
     if (lid == 0)
         info[0] = zero_at;
-    if (zero_at != 0)
-        return; /* uniform: every work-item computed the same zero_at */
+    /* No early return on a zero pivot even though zero_at is uniform: PoCL 5
+     * cannot prove that, and a return before the barriers below trips its
+     * region builder. The substitution runs (on garbage) and X is not written. */
 
     /* Result vector: per row an O(log L) reduction in `best`; solutions
      * replace the right-hand side column in local memory. */
@@ -91,7 +92,7 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
                 lm[i * w + n + c] = (lm[i * w + n + c] - best[0]) / lm[i * w + i];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        for (int i = lid; i < n; i += L)
+        for (int i = lid; i < n && zero_at == 0; i += L)
             X[(size_t)c * n + i] = lm[i * w + n + c];
     }
 }
