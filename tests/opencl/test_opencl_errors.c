@@ -80,15 +80,18 @@ static int test_refusals(ls_context *ocl)
     free(A);
     free(B);
 
+    /* LS_OPENCL_DEVICE overrides the index asked for (by design), so it is
+     * cleared while the index itself is checked, and restored below. */
+    const char *saved = getenv("LS_OPENCL_DEVICE");
+    char keep[64] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    unsetenv("LS_OPENCL_DEVICE");
     ls_context *bad = NULL;
     st = ls_context_create(&bad, LS_BACKEND_OPENCL, 999);
     failures += lt_check(st == LS_EUNAVAIL, "device 999 -> %s (%s)", ls_status_name(st),
                          bad ? ls_context_error(bad) : "");
     ls_context_destroy(bad);
-    const char *saved = getenv("LS_OPENCL_DEVICE");
-    char keep[64] = "";
-    if (saved)
-        snprintf(keep, sizeof keep, "%s", saved);
     setenv("LS_OPENCL_DEVICE", "abc", 1);
     bad = NULL;
     st = ls_context_create(&bad, LS_BACKEND_OPENCL, 0);
