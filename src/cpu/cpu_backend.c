@@ -162,6 +162,39 @@ static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errle
 /* Call the float or the double instance of a kernel family. */
 #define BY_PREC(job, fn, ...) ((job)->prec == LS_SINGLE ? fn##_s(__VA_ARGS__) : fn##_d(__VA_ARGS__))
 
+/* Copy of an n x m block, compact (ld = n); NULL when out of memory. */
+static void *copy_block(const ls_job *job, const void *src, int ld, int m)
+{
+    size_t es = job->prec == LS_SINGLE ? sizeof(float) : sizeof(double);
+    char *dst = malloc(es * (size_t)job->n * (size_t)m);
+    for (int j = 0; dst && j < m; j++)
+        memcpy(dst + es * (size_t)j * job->n, (const char *)src + es * (size_t)j * ld,
+               es * (size_t)job->n);
+    return dst;
+}
+
+/* Gauss-Jordan model 2, then iterative refinement only if its residual
+ * needs it (see ls_cpu_gj2_refine): the copies of A and B cost O(n^2). */
+static int run_gj2(const ls_job *job, ls_report *rep)
+{
+    int n = job->n, nrhs = job->nrhs;
+    void *A0 = copy_block(job, job->A, job->lda, n), *B0 = copy_block(job, job->B, job->ldb, nrhs);
+    double t0 = ls_now();
+    int info = BY_PREC(job, ls_cpu_gj2, n, nrhs, job->A, job->lda, job->B, job->ldb, job->ipiv,
+                       job->pivot != LS_PIVOT_NONE);
+    rep->t_factor = ls_now() - t0;
+    t0 = ls_now();
+    int steps = 0;
+    if (!info && A0 && B0)
+        steps = BY_PREC(job, ls_cpu_gj2_refine, n, nrhs, A0, n, B0, n, job->A, job->lda,
+                        job->ipiv, job->B, job->ldb);
+    rep->t_solve = ls_now() - t0;
+    rep->iterations = steps > 0 ? steps : 0;
+    free(A0);
+    free(B0);
+    return info;
+}
+
 /* Direct methods: returns info (0 or the first zero pivot's column). */
 static int run_direct(const ls_job *job, ls_report *rep)
 {
@@ -181,9 +214,7 @@ static int run_direct(const ls_job *job, ls_report *rep)
                        job->ipiv, pivot);
         break;
     default: /* LS_METHOD_GJ2: the whole reduction is the "factor" phase */
-        info = BY_PREC(job, ls_cpu_gj2, n, nrhs, job->A, job->lda, job->B, job->ldb, job->ipiv,
-                       pivot);
-        break;
+        return run_gj2(job, rep);
     }
     rep->t_factor = ls_now() - t0;
     if (info)
@@ -248,6 +279,10 @@ static int cpu_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
         if (st > 0)
             snprintf(rep->message, sizeof rep->message,
                      "matrix is singular: U(%d,%d) is exactly zero", st, st);
+        else if (job->method == LS_METHOD_GJ2 && rep->iterations > 0)
+            snprintf(rep->message, sizeof rep->message,
+                     "solved with gj2 on cpu, then %d step(s) of iterative refinement "
+                     "(Gauss-Jordan is not backward stable)", rep->iterations);
         else
             snprintf(rep->message, sizeof rep->message, "solved with %s on cpu",
                      ls_method_name(job->method));

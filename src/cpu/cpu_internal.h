@@ -22,6 +22,10 @@ typedef struct ls_cpu_iter_result {
     char message[256];
 } ls_cpu_iter_result;
 
+/* gj2 refines X when its scaled residual is above this, at most this often. */
+#define LS_GJ_REFINE_AT 10.0
+#define LS_GJ_REFINE_STEPS 3
+
 #define LS_CPU_DECLARE_(REAL, SFX)                                                           \
     int ls_cpu_getrf_##SFX(int m, int n, REAL *A, int lda, int *ipiv, int pivot);            \
     void ls_cpu_getrs_##SFX(char trans, int n, int nrhs, const REAL *A, int lda,             \
@@ -35,6 +39,9 @@ typedef struct ls_cpu_iter_result {
     void ls_cpu_gj1_backward_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb);     \
     int ls_cpu_gj2_##SFX(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,     \
                          int pivot);                                                         \
+    int ls_cpu_gj2_refine_##SFX(int n, int nrhs, const REAL *A0, int lda0, const REAL *B0,   \
+                                int ldb0, const REAL *F, int ldf, const int *ipiv, REAL *X,  \
+                                int ldx);                                                    \
     void ls_cpu_bicgstab_##SFX(int n, int nrhs, const REAL *A, int lda, REAL *B, int ldb,    \
                                double rtol, double atol, int max_iter,                       \
                                ls_cpu_iter_result *res);
