@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "progress_ticker.h"
 #include "solve_report.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
@@ -297,12 +298,16 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
                (size_t)n * sizeof(double));
 
     ls_options opt = a->opt;
-    ls_cli_progress bar = {0, -1};
-    bar.armed = ls_cli_stderr_is_tty() && n >= LS_CLI_BIG_N;
-    opt.progress = ls_cli_progress_draw;
-    opt.progress_arg = &bar;
+    ls_cli_ticker ticker = {0};
+    if (ls_cli_stderr_is_tty() && n >= LS_CLI_BIG_N) {
+        char what[64];
+        snprintf(what, sizeof what, "solving n=%d (%s)", n, ls_backend_name(ls_context_backend(ctx)));
+        ls_cli_ticker_start(&ticker, what);
+        opt.progress = ls_cli_ticker_update;
+        opt.progress_arg = &ticker;
+    }
     int st = ls_solve(ctx, &opt, n, nrhs, A->data, A->ld, X, n, &res->rep);
-    ls_cli_progress_end(&bar);
+    ls_cli_ticker_stop(&ticker);
     res->have_rep = 1;
     solve_result_judge(res, st, ctx, A, B, X);
     if (a->out_path && res->x_computed)
