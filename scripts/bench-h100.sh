@@ -8,7 +8,11 @@
 #
 # usage: scripts/bench-h100.sh [OUTDIR]
 #   OUTDIR   default: $OUT if set (device tool), else bench/results/h100
-#   STEPS    env, steps to run (default: machine metrics roofline peers seed000 seed003 seed002)
+#   STEPS    env, steps to run (default: machine metrics roofline peers seed003 seed002
+#            cudatable opencl; seed000 is the ge-* part of cudatable). About 12
+#            minutes in all; under the device tool's 10-minute limit run it as
+#            two calls: STEPS="machine metrics roofline peers seed002" and
+#            STEPS="machine seed003 cudatable opencl", each into its own OUTDIR.
 #   JOBS     env, build parallelism (default: nproc)
 #   LIMIT_PCT env, scales every step's time limit in percent (default 100)
 #   LS_CUDA_ARCH env, CUDA architectures to build (default 90)
@@ -22,7 +26,8 @@ OUTDIR=${1:-${OUT:-$ROOT/bench/results/h100}}
 RES=$(mktemp -d /tmp/h100-results.XXXXXX)
 BUILD=${BUILD:-/tmp/build-h100}
 JOBS=${JOBS:-$(nproc)}
-STEPS=${STEPS:-"machine metrics roofline peers seed000 seed003 seed002"}
+# seed000 (ge-* only) is a subset of cudatable and is off by default.
+STEPS=${STEPS:-"machine metrics roofline peers seed003 seed002 cudatable opencl"}
 mkdir -p "$OUTDIR"
 START=$(date +%s)
 log() { echo "[bench-h100 +$(( $(date +%s) - START ))s] $*" | tee -a "$RES/log.txt"; }
@@ -30,7 +35,9 @@ log() { echo "[bench-h100 +$(( $(date +%s) - START ))s] $*" | tee -a "$RES/log.t
 # ------------------------------------------------------------------ deps
 # OpenBLAS/LAPACKE from carried .debs when the machine lacks them (the CPU
 # baselines need them): unpacked under /tmp, never into /.
-if ! echo '#include <lapacke.h>' | cc -E -x c - >/dev/null 2>&1 && ls "$ROOT"/.debs/*.deb >/dev/null 2>&1; then
+if { ! echo '#include <lapacke.h>' | cc -E -x c - >/dev/null 2>&1 ||
+     ! echo '#include <CL/cl.h>' | cc -E -x c - >/dev/null 2>&1; } &&
+   ls "$ROOT"/.debs/*.deb >/dev/null 2>&1; then
   DEB=/tmp/lsdebs
   mkdir -p "$DEB"
   for f in "$ROOT"/.debs/*.deb; do dpkg -x "$f" "$DEB"; done
@@ -47,9 +54,9 @@ MATDIR=()
 # ------------------------------------------------------------------ build
 log "configure + build ($JOBS jobs)"
 if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON \
-     -DLS_WITH_OPENCL=OFF -DLS_BUILD_TESTS=OFF -DLS_WERROR=OFF \
+     -DLS_WITH_OPENCL="${LS_WITH_OPENCL:-ON}" -DLS_BUILD_TESTS=OFF -DLS_WERROR=OFF \
      -DLS_CUDA_ARCHITECTURES="${LS_CUDA_ARCH:-90}" "${MATDIR[@]}" >"$RES/build.txt" 2>&1 ||
-   ! cmake --build "$BUILD" -j "$JOBS" --target linsolve_cli linsolve_cuda >>"$RES/build.txt" 2>&1; then
+   ! cmake --build "$BUILD" -j "$JOBS" >>"$RES/build.txt" 2>&1; then
   log "BUILD FAILED (tail of build.txt follows)"
   tail -40 "$RES/build.txt" | tee -a "$RES/log.txt"
   tar -C "$RES" -czf "$OUTDIR/h100-results.tar.gz" . && cp "$RES/log.txt" "$OUTDIR/summary.txt"
@@ -114,6 +121,31 @@ if want seed002; then
     --no-peers --format csv
 fi
 
+# Issue 3's first timing table: every CUDA method, FP32 and FP64, n = 1024..8192
+# (bicgstab on a diagonally dominant matrix; it is judged by its residual).
+if want cudatable; then
+  step cudatable 150 "$LS" bench --backends cuda \
+    --methods ge-naive,ge-blocked,ge-coalesced,lu-seed,gj1,gj2,lu,bicgstab \
+    --sizes 512,1024,2048,4096,8192 --precision single,double --repeat 1 --rotate 1 \
+    --time-limit 6 --baseline-time-limit 2 --no-peers --format csv
+fi
+# OpenCL on NVIDIA's driver: register its ICD, pick the NVIDIA device, time
+# every variant (FP32; image ping-pong is float only).
+if want opencl && [ -x "$ROOT/scripts/opencl-nvidia-icd.sh" -o -f "$ROOT/scripts/opencl-nvidia-icd.sh" ]; then
+  eval "$(sh "$ROOT/scripts/opencl-nvidia-icd.sh" 2>>"$RES/log.txt")"
+  for i in 0 1 2 3; do
+    if LS_OPENCL_DEVICE=$i "$LS" solve "$ROOT/.matrices/real/full.mtx" --backend opencl --json \
+        2>/dev/null | grep -q '"device": "opencl:[0-9]* NVIDIA'; then
+      export LS_OPENCL_DEVICE=$i; break
+    fi
+  done
+  log "opencl: NVIDIA device index ${LS_OPENCL_DEVICE:-not found}"
+  step opencl 110 "$LS" bench --backends opencl \
+    --methods ge-naive,ge-blocked,ge-coalesced,ge-buffer,ge-image,gj1,gj2,lu \
+    --sizes 1024,2048,4096,8192 --precision single --repeat 1 --rotate 1 --time-limit 4 \
+    --baseline-time-limit 1 --no-peers --format csv
+fi
+
 # ------------------------------------------------------------------ plots
 # gnuplot when present (roofline already drew it); else matplotlib from CSV.
 for d in "$RES"/roofline_fp32 "$RES"/roofline_fp64; do
@@ -148,7 +180,8 @@ done
 # ------------------------------------------------------------------ summary
 {
   echo "# bench-h100 summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - START )) s)"
-  for f in machine metrics_fp64 roofline_fp32 roofline_fp64 peers seed000 seed003 seed002 metrics_fp32; do
+  for f in machine metrics_fp64 roofline_fp32 roofline_fp64 peers seed000 seed003 seed002 \
+           cudatable opencl metrics_fp32; do
     [ -f "$RES/$f.txt" ] || continue
     echo; echo "==================== $f"
     if [ "$f" = machine ]; then grep -E "Product Name|Driver Version|CUDA Version|Model name" "$RES/$f.txt" | head -6

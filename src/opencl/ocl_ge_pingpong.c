@@ -55,6 +55,23 @@ static int image_create(ocl_ctx *c, const ocl_system *s, cl_mem *img, char *err,
     return 0;
 }
 
+/* One frame of step k, in -> out: frame_image and frame_buffer take the
+ * same arguments (n, w, k, piv) over the trailing (w - k) x (n - k) block. */
+static int frame_launch(ocl_ctx *c, cl_kernel frame, cl_mem in, cl_mem out, const ocl_system *s,
+                        int k, cl_mem piv, size_t Lf, char *err, size_t errlen)
+{
+    int st = 0;
+    CL_ARG(frame, 0, in);
+    CL_ARG(frame, 1, out);
+    CL_ARG(frame, 2, s->n);
+    CL_ARG(frame, 3, s->w);
+    CL_ARG(frame, 4, k);
+    CL_ARG(frame, 5, piv);
+    LS_CHECK(ocl_launch2(c, frame, (size_t)(s->w - k), (size_t)(s->n - k), Lf, 1, err, errlen));
+done:
+    return st;
+}
+
 /* Image variant: upload, frames, back substitution into b->X. */
 static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_buffers *b,
                      ls_report *rep, int *info, char *err, size_t errlen)
@@ -84,7 +101,7 @@ static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_
                                   NULL));
     rep->t_h2d = ocl_now() - t0;
 
-    const int n = s->n, w = s->w, search = job->pivot != LS_PIVOT_NONE;
+    const int n = s->n, search = job->pivot != LS_PIVOT_NONE;
     size_t Lp = ocl_group_size(wg_pivot, 256), Lf = ocl_group_size(wg_frame, 64);
     t0 = ocl_now();
     for (int k = 0; k < n; ++k) {
@@ -100,13 +117,7 @@ static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_
         LS_CHECK(ocl_launch1(c, pivot, Lp, Lp, err, errlen));
         if (k == n - 1)
             break;
-        CL_ARG(frame, 0, in);
-        CL_ARG(frame, 1, out);
-        CL_ARG(frame, 2, s->n);
-        CL_ARG(frame, 3, s->w);
-        CL_ARG(frame, 4, k);
-        CL_ARG(frame, 5, b->piv);
-        LS_CHECK(ocl_launch2(c, frame, (size_t)(w - k), (size_t)(n - k), Lf, 1, err, errlen));
+        LS_CHECK(frame_launch(c, frame, in, out, s, k, b->piv, Lf, err, errlen));
         ocl_progress(job, k, n);
     }
     CL_CHECK(clFinish(c->queue));
@@ -154,7 +165,7 @@ static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm
                             errlen));
     LS_CHECK(ocl_rm_upload(c, s, job, b->M, b->info, rep, err, errlen));
 
-    const int n = s->n, w = s->w, search = job->pivot != LS_PIVOT_NONE;
+    const int n = s->n, search = job->pivot != LS_PIVOT_NONE;
     cl_mem buf[2] = {b->M, other};
     size_t Lf = ocl_group_size(wg, 64);
     double t0 = ocl_now();
@@ -163,13 +174,8 @@ static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm
                                 errlen));
         if (k == n - 1)
             break;
-        CL_ARG(frame, 0, buf[k & 1]);
-        CL_ARG(frame, 1, buf[(k + 1) & 1]);
-        CL_ARG(frame, 2, s->n);
-        CL_ARG(frame, 3, s->w);
-        CL_ARG(frame, 4, k);
-        CL_ARG(frame, 5, b->piv);
-        LS_CHECK(ocl_launch2(c, frame, (size_t)(w - k), (size_t)(n - k), Lf, 1, err, errlen));
+        LS_CHECK(frame_launch(c, frame, buf[k & 1], buf[(k + 1) & 1], s, k, b->piv, Lf, err,
+                              errlen));
         ocl_progress(job, k, n);
     }
     CL_CHECK(clFinish(c->queue));

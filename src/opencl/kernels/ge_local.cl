@@ -30,20 +30,7 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
         } else if (lid == 0) {
             bv = fabs(lm[k * w + k]);
         }
-        best[lid] = bv;
-        best_row[lid] = br;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int s = L / 2; s > 0; s >>= 1) {
-            if (lid < s) {
-                REAL o = best[lid + s];
-                int orow = best_row[lid + s];
-                if (o > best[lid] || (o == best[lid] && orow < best_row[lid])) {
-                    best[lid] = o;
-                    best_row[lid] = orow;
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        ls_group_argmax(bv, br, best, best_row); /* all work-items: barriers */
         int p = best_row[0];
         if (best[0] == (REAL)0 && zero_at == 0)
             zero_at = k + 1;

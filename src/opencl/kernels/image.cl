@@ -47,25 +47,7 @@ __kernel void pivot_search_image(__read_only image2d_t m, int n, int k, int sear
     } else if (lid == 0) {
         bv = fabs(texel(m, k, k));
     }
-    best[lid] = bv;
-    best_row[lid] = br;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = L / 2; s > 0; s >>= 1) {
-        if (lid < s) {
-            float o = best[lid + s];
-            int orow = best_row[lid + s];
-            if (o > best[lid] || (o == best[lid] && orow < best_row[lid])) {
-                best[lid] = o;
-                best_row[lid] = orow;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        piv[k] = best_row[0];
-        if (best[0] == 0.0f && info[0] == 0)
-            info[0] = k + 1;
-    }
+    ls_pivot_record(bv, br, k, piv, info, best, best_row);
 }
 
 /* As rowops.cl's back_substitute with layout 1, reading the two images. */

@@ -26,25 +26,7 @@ __kernel void lu_pivot(__global const REAL *A, int m, int lda, int k, int search
     } else if (lid == 0) {
         bv = fabs(col[k]);
     }
-    best[lid] = bv;
-    best_row[lid] = br;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = L / 2; s > 0; s >>= 1) {
-        if (lid < s) {
-            REAL o = best[lid + s];
-            int orow = best_row[lid + s];
-            if (o > best[lid] || (o == best[lid] && orow < best_row[lid])) {
-                best[lid] = o;
-                best_row[lid] = orow;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        piv[k] = best_row[0];
-        if (best[0] == (REAL)0 && info[0] == 0)
-            info[0] = k + 1;
-    }
+    ls_pivot_record(bv, br, k, piv, info, best, best_row);
 }
 
 /* Exchange rows k and piv[k] over all n columns (L's part too, as LAPACK). */
