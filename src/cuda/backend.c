@@ -168,6 +168,11 @@ LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bct
     *bctx = NULL;
     *iface = NULL;
     cudaError_t e = cudaGetDeviceCount(&count);
+    int drv = 0;
+    /* With no NVIDIA driver at all the runtime says "driver version is
+     * insufficient"; say what the user needs to know first. */
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0)
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no CUDA device: no NVIDIA driver is installed");
     if (e != cudaSuccess)
         return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no CUDA device: %s", cudaGetErrorString(e));
     if (count == 0)
