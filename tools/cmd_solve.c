@@ -350,8 +350,11 @@ int ls_cmd_solve(int argc, char **argv)
             solve_result_set_context(&res, ctx);
         if (st != 0) {
             ls_cli_outcome oc = ls_cli_outcome_of(st, 0);
-            solve_result_fail(&res, oc, st, "backend %s (device %d) unavailable: %s",
-                              ls_backend_name(args.backend), args.device,
+            char dev[32] = "default device";
+            if (args.device >= 0)
+                snprintf(dev, sizeof dev, "device %d", args.device);
+            solve_result_fail(&res, oc, st, "backend %s (%s) unavailable: %s",
+                              ls_backend_name(args.backend), dev,
                               ctx && ls_context_error(ctx)[0] ? ls_context_error(ctx)
                                                               : ls_strerror(st));
         } else {

@@ -23,6 +23,14 @@ static int self_dir(char *buf, size_t len)
     return 0;
 }
 
+/* Append the loader's reason (or the path tried) to the list of attempts. */
+static void note_failure(char *tried, size_t len, const char *fallback)
+{
+    const char *why = dlerror();
+    size_t used = strlen(tried);
+    snprintf(tried + used, len - used, "%s%s", used ? "; " : "", why ? why : fallback);
+}
+
 int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
                    void **handle, char *err, size_t errlen)
 {
@@ -38,23 +46,11 @@ int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_
         if (!dirs[i] || !*dirs[i])
             continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], file);
-        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
-            size_t used = strlen(tried);
-            snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "",
-                     why ? why : path);
-        }
+        if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+            note_failure(tried, sizeof tried, path);
     }
-    if (!h) {
-        h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
-            size_t used = strlen(tried);
-            snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "",
-                     why ? why : file);
-        }
-    }
+    if (!h && !(h = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
+        note_failure(tried, sizeof tried, file);
     if (!h)
         return LS_FAIL(err, errlen, LS_EUNAVAIL,
                        "%s backend unavailable: cannot load %s (%s)", name, file, tried);
