@@ -23,6 +23,10 @@ static int self_dir(char *buf, size_t len)
     return 0;
 }
 
+/* Plugins are opened RTLD_NODELETE: GPU runtimes and OpenCL ICD loaders keep
+ * process-wide state (platform lists, driver threads) that must not be
+ * unloaded and reloaded with the plugin; dlclose then only drops our handle. */
+
 /* Append the loader's reason (or the path tried) to the list of attempts. */
 static void note_failure(char *tried, size_t len, const char *fallback)
 {
@@ -46,10 +50,10 @@ int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_
         if (!dirs[i] || !*dirs[i])
             continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], file);
-        if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)))
             note_failure(tried, sizeof tried, path);
     }
-    if (!h && !(h = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
+    if (!h && !(h = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)))
         note_failure(tried, sizeof tried, file);
     if (!h)
         return LS_FAIL(err, errlen, LS_EUNAVAIL,
