@@ -116,7 +116,7 @@ static int check_real(const char *dir, const real_case *c)
         fails += lt_check(sym, "  %s is mirrored: A == A^T", c->file);
     }
     if (strcmp(c->file, "cryg2500.mtx") == 0)
-        fails += lt_check(t < 0.5, "  %s read in %.3f s (< 0.5 s)", c->file, t);
+        fails += lt_check(t < 2.0, "  %s read in %.3f s (< 2 s; 0.03 s when idle)", c->file, t);
     ls_matrix_free(&m);
     return fails;
 }
