@@ -127,6 +127,15 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
     if (n == 0 || nrhs == 0)
         return 0;
 
+    /* Linux overcommits: a working copy bigger than the machine would not
+     * fail in malloc but later, as a kill. Refuse it here with the numbers. */
+    double es = opt->precision == LS_SINGLE ? 4.0 : 8.0;
+    double need = es * (double)n * ((double)n + nrhs) + 8.0 * (double)n * nrhs + 4.0 * n;
+    double mem = ls_host_memory_bytes();
+    if (mem > 0 && need > 0.9 * mem)
+        return LS_FAIL(err, errlen, LS_ENOMEM,
+                       "n = %d needs %.1f GiB of working memory; this machine has %.1f GiB", n,
+                       need / 1073741824.0, mem / 1073741824.0);
     void *Aw = to_working(opt->precision, n, n, A, lda);
     void *Bw = to_working(opt->precision, n, nrhs, B, ldb);
     int *ipiv = malloc(sizeof(int) * (size_t)n);

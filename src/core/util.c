@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double ls_now(void)
 {
@@ -64,4 +65,10 @@ double ls_norm_inf(int m, int n, const double *A, int lda)
             best = s;
     }
     return best;
+}
+
+double ls_host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }

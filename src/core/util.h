@@ -34,6 +34,9 @@ int ls_mul_size(size_t a, size_t b, size_t *out);
 uint64_t ls_rand_u64(uint64_t *state);
 double ls_rand_uniform(uint64_t *state); /* [-1, 1) */
 
+/* Physical memory of this machine in bytes (0 if unknown). */
+double ls_host_memory_bytes(void);
+
 /* Infinity norms of column-major blocks. */
 double ls_norm_inf(int m, int n, const double *A, int lda);
 

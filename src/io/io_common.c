@@ -28,6 +28,11 @@ long long ls_io_max_elements(void)
         if (errno == 0 && end && *end == '\0' && v > 0)
             return v;
     }
+    /* A dense matrix read for solving may use at most half the host memory
+     * (ls_solve needs a working copy too): a header may not claim more. */
+    double mem = ls_host_memory_bytes();
+    if (mem > 0 && mem / 16.0 < (double)LS_IO_DEFAULT_MAX_ELEMENTS)
+        return (long long)(mem / 16.0);
     return LS_IO_DEFAULT_MAX_ELEMENTS;
 }
 

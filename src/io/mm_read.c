@@ -238,7 +238,7 @@ static int mm_size_line(mm_reader *r)
     if (elements > cap)
         return LS_FAIL(r->err, r->errlen, LS_ESIZE,
                        "%s:%lld: %lld x %lld = %lld elements exceeds the limit of %lld "
-                       "(LS_MAX_ELEMENTS)",
+                       "(half the host memory, or LS_MAX_ELEMENTS)",
                        r->path, r->lines.line_no, r->rows, r->cols, elements, cap);
     if ((r->symmetry != MM_GENERAL) && r->rows != r->cols)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,

@@ -391,7 +391,7 @@ static int check_shape(ls_io_src *src, const npy_header *h, long long data_at, c
     if (elements > cap)
         return LS_FAIL(err, errlen, LS_ESIZE,
                        "%s: byte %lld: %lld x %lld = %lld elements exceeds the limit of %lld "
-                       "(LS_MAX_ELEMENTS)",
+                       "(half the host memory, or LS_MAX_ELEMENTS)",
                        src->path, data_at, rows, cols, elements, cap);
     if (elements > LLONG_MAX / h->itemsize)
         return LS_FAIL(err, errlen, LS_ESIZE, "%s: byte %lld: %lld x %lld elements do not fit in memory",
