@@ -48,7 +48,7 @@ static const mm_case mm_cases[] = {
     {"coord_nnz_too_big.mtx", BANNER_CG "2 2 5\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n1 1 1\n", LS_ESIZE,
      ":2:", "entries"},
     {"coord_nnz_negative.mtx", BANNER_CG "2 2 -1\n", LS_ESIZE, ":2:", "entries"},
-    {"coord_nnz_file_short.mtx", BANNER_CG "40000 40000 1000000\n1 1 1\n", LS_ESIZE, ":2:",
+    {"coord_nnz_file_short.mtx", BANNER_CG "4000 4000 1000000\n1 1 1\n", LS_ESIZE, ":2:",
      "bytes"},
     {"nan_array.mtx", BANNER_AG "2 1\n1.5\nnan\n", LS_ENONFINITE, ":4:", "nan"},
     {"inf_coord.mtx", BANNER_CG "2 2 2\n1 1 1\n2 2 -inf\n", LS_ENONFINITE, ":4:", "inf"},
