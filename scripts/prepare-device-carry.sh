@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Prepares the two git-ignored folders a lent GPU machine needs (it has no
+# network and does not get ../shared): .matrices (a copy of the test
+# matrices) and .debs (Debian packages the GPU image may lack: OpenBLAS,
+# LAPACKE, the OpenCL loader and headers). Pass both in the device call's
+# `carry`; scripts/device-session.sh, gpu-check.sh and bench-h100.sh unpack
+# .debs under /tmp when needed and read .matrices.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+grep -qx '/.matrices/' .git/info/exclude 2>/dev/null || printf '/.matrices/\n' >>.git/info/exclude
+grep -qx '/.debs/' .git/info/exclude 2>/dev/null || printf '/.debs/\n' >>.git/info/exclude
+rm -rf .matrices && cp -r ../shared/matrices .matrices
+mkdir -p .debs
+(cd .debs && apt-get download libopenblas0-pthread libopenblas-pthread-dev libopenblas-dev \
+   libopenblas0 liblapacke liblapacke-dev libtmglib3 libgfortran5 ocl-icd-libopencl1 \
+   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers opencl-headers)
+du -sh .matrices .debs
