@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void lt_header(void)
@@ -41,4 +42,19 @@ int lt_backend_available(ls_backend_kind kind, char *why, size_t len)
     }
     ls_context_destroy(ctx);
     return 1;
+}
+
+void *lt_xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(99);
+    }
+    return p;
+}
+
+double *lt_doubles(size_t count)
+{
+    return lt_xmalloc(sizeof(double) * count);
 }

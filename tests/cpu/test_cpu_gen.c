@@ -14,21 +14,11 @@
 #define PAD 3
 #define SENTINEL (-12345.0)
 
-static double *xmalloc_d(size_t count)
-{
-    double *p = malloc(sizeof(double) * (count ? count : 1));
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(99);
-    }
-    return p;
-}
-
 /* n x n with lda = n + PAD, padding rows preset to SENTINEL. */
 static double *gen(ls_gen_kind k, int n, uint64_t seed, double cond, int *st)
 {
     int lda = n + PAD;
-    double *A = xmalloc_d((size_t)lda * n);
+    double *A = lt_doubles((size_t)lda * n);
     for (size_t i = 0; i < (size_t)lda * n; i++)
         A[i] = SENTINEL;
     *st = ls_generate(k, n, A, lda, seed, cond);
@@ -122,7 +112,7 @@ static int test_determinism(void)
 /* ||A||_1 ||A^-1||_1 with A^-1 from our LU and getrs on the identity. */
 static double cond1(int n, const double *A, int lda)
 {
-    double *F = xmalloc_d((size_t)n * n), *X = xmalloc_d((size_t)n * n);
+    double *F = lt_doubles((size_t)n * n), *X = lt_doubles((size_t)n * n);
     int *ipiv = malloc(sizeof(int) * (size_t)n), info = 0;
     if (!ipiv)
         exit(99);
@@ -209,14 +199,14 @@ static int test_stencils(void)
                   "convdiff k=5: 5-point pattern, nonsymmetric, diagonal 4");
     /* Nonsymmetric but benign: BiCGStab converges (its true relative
      * residual, the last history entry, meets rtol) and LU solves it. */
-    double *B = xmalloc_d((size_t)n);
+    double *B = lt_doubles((size_t)n);
     ls_fill_random(n, 1, B, n, 2);
     ls_report rep;
     ls_options opt;
     ls_options_init(&opt);
     opt.method = LS_METHOD_BICGSTAB;
     opt.rtol = 1e-14; /* tight enough for the scaled-residual check at n = 25 */
-    double *A2 = xmalloc_d((size_t)n * n);
+    double *A2 = lt_doubles((size_t)n * n);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++)
             A2[i + (size_t)j * n] = AT(C, n, i, j);

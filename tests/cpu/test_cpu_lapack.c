@@ -15,22 +15,12 @@
 #include <lapacke.h>
 #endif
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(99);
-    }
-    return p;
-}
-
 /* ||P A - L U||_1 / (||A||_1 max(m,n) eps) for the m x n factors in F. */
 static double factor_error(int m, int n, const double *A, int lda, const double *F, int ldf,
                            const int *ipiv)
 {
     int mn = m < n ? m : n;
-    double *PA = xmalloc(sizeof(double) * (size_t)m * n);
+    double *PA = lt_xmalloc(sizeof(double) * (size_t)m * n);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++)
             PA[i + (size_t)j * m] = A[i + (size_t)j * lda];
@@ -125,9 +115,9 @@ static int test_illegal_arguments(void)
 static int test_zero_column(int n, int zc, ls_context *ctx)
 {
     int lda = n + 2, f = 0;
-    double *A = xmalloc(sizeof(double) * (size_t)lda * n);
-    double *F = xmalloc(sizeof(double) * (size_t)lda * n);
-    int *ipiv = xmalloc(sizeof(int) * (size_t)n);
+    double *A = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+    double *F = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+    int *ipiv = lt_xmalloc(sizeof(int) * (size_t)n);
     ls_fill_random(n, n, A, lda, 100 + (uint64_t)zc);
     memset(A + (size_t)zc * lda, 0, sizeof(double) * (size_t)n);
     memcpy(F, A, sizeof(double) * (size_t)lda * n);
@@ -169,9 +159,9 @@ static int test_factor_accuracy(void)
     const int shapes[][2] = {{1, 1}, {5, 3}, {3, 5}, {70, 130}, {130, 70}, {200, 200}, {333, 333}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int m = shapes[s][0], n = shapes[s][1], lda = m + 5, mn = m < n ? m : n;
-        double *A = xmalloc(sizeof(double) * (size_t)lda * n);
-        double *F = xmalloc(sizeof(double) * (size_t)lda * n);
-        int *ipiv = xmalloc(sizeof(int) * (size_t)mn);
+        double *A = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+        double *F = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+        int *ipiv = lt_xmalloc(sizeof(int) * (size_t)mn);
         ls_fill_random(lda, n, A, lda, 7 + s);
         memcpy(F, A, sizeof(double) * (size_t)lda * n);
         int info = -1;
@@ -203,14 +193,14 @@ static int test_solves(void)
     const int sizes[] = {1, 2, 31, 64, 65, 200};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int n = sizes[s], lda = n + 3, nrhs = 4;
-        double *A = xmalloc(sizeof(double) * (size_t)lda * n);
-        double *At = xmalloc(sizeof(double) * (size_t)lda * n);
-        double *F = xmalloc(sizeof(double) * (size_t)lda * n);
-        double *B = xmalloc(sizeof(double) * (size_t)lda * nrhs);
-        double *X = xmalloc(sizeof(double) * (size_t)lda * nrhs);
-        float *Fs = xmalloc(sizeof(float) * (size_t)lda * n);
-        float *Xs = xmalloc(sizeof(float) * (size_t)lda * nrhs);
-        int *ipiv = xmalloc(sizeof(int) * (size_t)n);
+        double *A = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+        double *At = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+        double *F = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+        double *B = lt_xmalloc(sizeof(double) * (size_t)lda * nrhs);
+        double *X = lt_xmalloc(sizeof(double) * (size_t)lda * nrhs);
+        float *Fs = lt_xmalloc(sizeof(float) * (size_t)lda * n);
+        float *Xs = lt_xmalloc(sizeof(float) * (size_t)lda * nrhs);
+        int *ipiv = lt_xmalloc(sizeof(int) * (size_t)n);
         ls_generate(LS_GEN_RANDOM, n, A, lda, 40 + s, 0);
         ls_fill_random(n, nrhs, B, lda, 50 + s);
         for (int j = 0; j < n; j++)
@@ -242,8 +232,8 @@ static int test_solves(void)
 #ifdef LS_HAVE_LAPACKE
         /* Same pivots and factors as LAPACK on a well-conditioned matrix. */
         {
-            double *G = xmalloc(sizeof(double) * (size_t)lda * n);
-            int *jpiv = xmalloc(sizeof(int) * (size_t)n);
+            double *G = lt_xmalloc(sizeof(double) * (size_t)lda * n);
+            int *jpiv = lt_xmalloc(sizeof(int) * (size_t)n);
             int info = 0;
             memcpy(F, A, sizeof(double) * (size_t)lda * n);
             memcpy(G, A, sizeof(double) * (size_t)lda * n);
@@ -284,10 +274,10 @@ static int test_singular_agreement(ls_context *ctx)
     const int sizes[] = {1, 5, 40, 300};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int n = sizes[s], lda = n;
-        double *A = xmalloc(sizeof(double) * (size_t)n * n);
-        double *F = xmalloc(sizeof(double) * (size_t)n * n);
-        double *B = xmalloc(sizeof(double) * (size_t)n);
-        int *ipiv = xmalloc(sizeof(int) * (size_t)n);
+        double *A = lt_xmalloc(sizeof(double) * (size_t)n * n);
+        double *F = lt_xmalloc(sizeof(double) * (size_t)n * n);
+        double *B = lt_xmalloc(sizeof(double) * (size_t)n);
+        int *ipiv = lt_xmalloc(sizeof(int) * (size_t)n);
         ls_generate(LS_GEN_SINGULAR, n, A, lda, 900 + s, 0);
         int zc = -1; /* find the zero column the generator chose */
         for (int j = 0; j < n && zc < 0; j++) {

@@ -24,16 +24,6 @@ static const kind_case kinds[] = {{LS_GEN_RANDOM, "random"},
                                   {LS_GEN_ZERODIAG, "zerodiag"},
                                   {LS_GEN_RANDSVD, "randsvd"}};
 
-static double *alloc_doubles(size_t count)
-{
-    double *p = malloc(sizeof(double) * (count ? count : 1));
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(99);
-    }
-    return p;
-}
-
 /* Relative tolerance for BiCGStab that still leaves the scaled residual of
  * a converged answer well under 30 (||r||inf <= ||r||2 <= rtol sqrt(n) ||b||2). */
 static double bicgstab_rtol(ls_precision p)
@@ -51,7 +41,7 @@ static int run_case(ls_context *ctx, ls_method m, ls_precision p, ls_pivot piv, 
                     const double *A, int lda, const double *B, const char *label, int expect)
 {
     int ldb = n + 1;
-    double *X = alloc_doubles((size_t)ldb * nrhs);
+    double *X = lt_doubles((size_t)ldb * nrhs);
     for (int j = 0; j < nrhs; j++)
         for (int i = 0; i < ldb; i++)
             X[i + (size_t)j * ldb] = i < n ? B[i + (size_t)j * lda] : 7.0;
@@ -109,7 +99,7 @@ int main(void)
     int failures = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         int n = sizes[si], lda = n + 3;
-        double *A = alloc_doubles((size_t)lda * n), *B = alloc_doubles((size_t)lda * 3);
+        double *A = lt_doubles((size_t)lda * n), *B = lt_doubles((size_t)lda * 3);
         for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
             for (int pi = 0; pi < 2; pi++) {
                 ls_precision p = pi ? LS_SINGLE : LS_DOUBLE;
@@ -151,7 +141,7 @@ int main(void)
      * (getrs) and over rows of a wide B (gj1's backward phase). */
     {
         int n = 300, lda = n + 3, nrhs = 250;
-        double *A = alloc_doubles((size_t)lda * n), *B = alloc_doubles((size_t)lda * nrhs);
+        double *A = lt_doubles((size_t)lda * n), *B = lt_doubles((size_t)lda * nrhs);
         ls_generate(LS_GEN_RANDOM, n, A, lda, 77, 0);
         ls_fill_random(n, nrhs, B, lda, 78);
         for (int pi = 0; pi < 2; pi++)
@@ -169,7 +159,7 @@ int main(void)
      * and ls_solve returns it (no answer is claimed). */
     {
         int n = 17, lda = n + 3;
-        double *A = alloc_doubles((size_t)lda * n), *B = alloc_doubles((size_t)lda);
+        double *A = lt_doubles((size_t)lda * n), *B = lt_doubles((size_t)lda);
         ls_generate(LS_GEN_ZERODIAG, n, A, lda, 5, 0);
         for (int mi = 0; mi < 4; mi++) {
             ls_fill_random(n, 1, B, lda, 6);
@@ -192,7 +182,7 @@ int main(void)
      * cpu_backend.c, the method AUTO picks, BiCGStab's history. */
     {
         int n = 200, nrhs = 2;
-        double *A = alloc_doubles((size_t)n * n), *B = alloc_doubles((size_t)n * nrhs);
+        double *A = lt_doubles((size_t)n * n), *B = lt_doubles((size_t)n * nrhs);
         ls_generate(LS_GEN_DIAGDOM, n, A, n, 31, 0);
         ls_options opt;
         ls_options_init(&opt);

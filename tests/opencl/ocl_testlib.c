@@ -4,16 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double *doubles(size_t count)
-{
-    double *p = malloc(sizeof(double) * (count ? count : 1));
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(99);
-    }
-    return p;
-}
-
 int ot_open(ls_context **ocl, ls_context **cpu)
 {
     int device = 0;
@@ -84,8 +74,8 @@ int ot_problem_make(ot_problem *pb, ls_context *cpu, ls_gen_kind kind, ls_precis
     pb->nrhs = nrhs;
     pb->lda = n + 2;
     pb->ldb = n + 1;
-    pb->A = doubles((size_t)pb->lda * n);
-    pb->B = doubles((size_t)pb->ldb * nrhs);
+    pb->A = lt_doubles((size_t)pb->lda * n);
+    pb->B = lt_doubles((size_t)pb->ldb * nrhs);
     if (ls_generate(kind, n, pb->A, pb->lda, seed, 0.0) != 0)
         return lt_check(0, "ls_generate(%s, n=%d)", ls_gen_name(kind), n);
     ls_fill_random(n, nrhs, pb->B, pb->ldb, seed + 17u);
@@ -93,7 +83,7 @@ int ot_problem_make(ot_problem *pb, ls_context *cpu, ls_gen_kind kind, ls_precis
      * residual alone, so only double needs it, except for the status. */
     if (p == LS_SINGLE && n > 64)
         return 0;
-    pb->R = doubles((size_t)pb->ldb * nrhs);
+    pb->R = lt_doubles((size_t)pb->ldb * nrhs);
     ls_report ref;
     pb->ref_status = solve_into(cpu, LS_METHOD_LU, LS_DOUBLE, piv, n, nrhs, pb->A, pb->lda,
                                 pb->B, pb->ldb, pb->R, &ref);
@@ -113,7 +103,7 @@ int ot_run(ls_context *ocl, const ot_problem *pb, ls_method m)
 {
     const int n = pb->n, nrhs = pb->nrhs, ldb = pb->ldb;
     const ls_precision p = pb->prec;
-    double *X = doubles((size_t)ldb * nrhs);
+    double *X = lt_doubles((size_t)ldb * nrhs);
     char label[32];
     snprintf(label, sizeof label, "%s/%s", ls_method_name(m), kind_tag(pb->kind, pb->pivot));
     ls_report rep;
@@ -170,8 +160,8 @@ out:
 int ot_solve_given(ls_context *ocl, ls_method m, ls_precision p, int n, const double *A, int lda,
                    const char *tag)
 {
-    double *B = doubles((size_t)n);
-    double *X = doubles((size_t)n);
+    double *B = lt_doubles((size_t)n);
+    double *X = lt_doubles((size_t)n);
     for (int i = 0; i < n; i++) {
         double s = 0.0;
         for (int j = 0; j < n; j++)

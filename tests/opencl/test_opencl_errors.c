@@ -20,16 +20,6 @@ static const ls_method all_methods[] = {
     LS_METHOD_GE_NAIVE,   LS_METHOD_GE_BLOCKED, LS_METHOD_GE_COALESCED, LS_METHOD_GE_LOCAL,
     LS_METHOD_GE_IMAGE,   LS_METHOD_GE_BUFFER};
 
-static double *doubles(size_t count)
-{
-    double *p = calloc(count ? count : 1, sizeof(double));
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(99);
-    }
-    return p;
-}
-
 static int solve_status(ls_context *ctx, ls_method m, ls_precision p, int n, const double *A,
                         double *B)
 {
@@ -49,7 +39,7 @@ static int test_refusals(ls_context *ocl)
     int failures = 0;
     /* ge-local: 2048 x 2049 floats is 16 MiB, beyond any local memory. */
     int n = 2048;
-    double *A = doubles((size_t)n * n), *B = doubles((size_t)n);
+    double *A = lt_doubles((size_t)n * n), *B = lt_doubles((size_t)n);
     ls_generate(LS_GEN_DIAGDOM, n, A, n, 5u, 0.0);
     int st = solve_status(ocl, LS_METHOD_GE_LOCAL, LS_SINGLE, n, A, B);
     const char *msg = ls_context_error(ocl);
@@ -60,8 +50,8 @@ static int test_refusals(ls_context *ocl)
     free(B);
 
     n = 8;
-    A = doubles((size_t)n * n);
-    B = doubles((size_t)n);
+    A = lt_doubles((size_t)n * n);
+    B = lt_doubles((size_t)n);
     ls_generate(LS_GEN_RANDOM, n, A, n, 6u, 0.0);
     st = ls_context_supports(ocl, LS_METHOD_GE_IMAGE, LS_DOUBLE);
     failures += lt_check(st == LS_EUNSUPPORTED && strstr(ls_context_error(ocl), "float only"),
@@ -110,7 +100,7 @@ static int test_singular(ls_context *ocl, ls_context *cpu)
 {
     int failures = 0;
     const int n = 40;
-    double *A = doubles((size_t)n * n), *B = doubles((size_t)n), *X = doubles((size_t)n);
+    double *A = lt_doubles((size_t)n * n), *B = lt_doubles((size_t)n), *X = lt_doubles((size_t)n);
     ls_generate(LS_GEN_SINGULAR, n, A, n, 7u, 0.0);
     ls_fill_random(n, 1, B, n, 8u);
     memcpy(X, B, sizeof(double) * n);
@@ -141,8 +131,8 @@ static int test_getrf(ls_context *ocl)
     const int shapes[][2] = {{50, 50}, {30, 50}, {50, 30}, {1, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         int m = shapes[s][0], n = shapes[s][1], lda = m + 3, k = m < n ? m : n;
-        double *A = doubles((size_t)lda * n), *F = doubles((size_t)lda * n);
-        double *G = doubles((size_t)lda * n);
+        double *A = lt_doubles((size_t)lda * n), *F = lt_doubles((size_t)lda * n);
+        double *G = lt_doubles((size_t)lda * n);
         float *Fs = malloc(sizeof(float) * (size_t)lda * n);
         int *ip = malloc(sizeof(int) * k), *iq = malloc(sizeof(int) * k);
         int *is = malloc(sizeof(int) * k);
@@ -199,7 +189,7 @@ static int test_auto_and_info(ls_context *ocl)
 {
     int failures = 0;
     const int n = 33;
-    double *A = doubles((size_t)n * n), *B = doubles((size_t)n);
+    double *A = lt_doubles((size_t)n * n), *B = lt_doubles((size_t)n);
     ls_generate(LS_GEN_RANDOM, n, A, n, 9u, 0.0);
     ls_fill_random(n, 1, B, n, 10u);
     ls_options opt;
