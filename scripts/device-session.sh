@@ -6,7 +6,8 @@
 #
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
-#   also: cuda_quick, opencl_bench, seed000_big, seed003_big),
+#   also: cuda_quick, lu_tests, lu_sweep, sanitize_lu, opencl_nvidia,
+#   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
 set -u
@@ -103,6 +104,35 @@ if want cuda_quick; then
     -R 'cuda_gemm_registry|cuda_solve_lu$|cuda_getrf|cuda_public' -V --timeout 60
   grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" | tail -6 | tee -a "$SUM"
 fi
+# The lu method after a change: its tests at the default leaf shape and with
+# the cooperative leaf capped at 16 blocks (taller slices per block).
+if want lu_tests; then
+  run lu_tests 120 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" \
+    -R 'cuda_gemm_registry|cuda_solve_lu$|cuda_getrf|cuda_public|cuda_matrices|cuda_singular' \
+    -V -j3 --timeout 110
+  grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" | tail -8 | tee -a "$SUM"
+  run lu_tests_g16 60 "$OUTD/cuda_ctest.txt" env LS_CUDA_LU_COOP_BLOCKS=16 \
+    "$BUILD/bin/test_cuda_solve" --method lu
+  tail -1 "$OUTD/cuda_ctest.txt" | tee -a "$SUM"
+fi
+# Time per column of lu against the number of blocks of the cooperative leaf.
+if want lu_sweep; then
+  T="$OUTD/timing.txt"
+  for g in 132 64 32 16 8; do
+    echo "## lu, cooperative leaf, LS_CUDA_LU_COOP_BLOCKS=$g" >>"$T"
+    run "lu_sweep_g$g" 40 "$T" env LS_CUDA_LU_COOP_BLOCKS=$g "$BUILD/bin/test_cuda_solve" \
+      --time-lu 1024 4096 8192
+  done
+  grep -E "^##|lu\(time\)" "$T" | tee -a "$SUM"
+fi
+if want sanitize_lu; then
+  SAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
+  for tool in memcheck racecheck; do
+    run "sanitize_lu_$tool" 90 "$OUTD/sanitizer.txt" "$SAN" --tool "$tool" --error-exitcode 99 \
+      "$BUILD/bin/test_cuda_solve" --sanitize-method lu
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUTD/sanitizer.txt" | tail -2 | tee -a "$SUM"
+  done
+fi
 # The NVIDIA GPU's OpenCL device index (PoCL may be listed first).
 if want opencl_nvidia || want opencl_bench; then
   O="$OUTD/opencl.txt"
@@ -138,6 +168,13 @@ if want seed003_big; then
     --sizes 5000,6000,7000,8000,10000 --precision single --repeat 1 --rotate 1 \
     --time-limit 10 --baseline-time-limit 2 --no-peers --format csv
 fi
+if want cudatable; then
+  run cudatable 150 "$OUTD/cudatable.csv" "$LS" bench --backends cuda \
+    --methods ge-naive,ge-blocked,ge-coalesced,lu-seed,gj1,gj2,lu,bicgstab \
+    --sizes 1024,2048,4096,8192 --precision single,double --repeat 1 --rotate 1 \
+    --time-limit 6 --baseline-time-limit 2 --no-peers --format csv
+  grep -v "^#" "$OUTD/cudatable.csv" | tee -a "$SUM"
+fi
 [ -f "$OUTD/seed_tables.csv" ] && grep -v "^#" "$OUTD/seed_tables.csv" | tee -a "$SUM"
 SAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
 S="$OUTD/sanitizer.txt"
@@ -149,3 +186,6 @@ for tool in memcheck racecheck; do
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|Invalid" "$S" | tail -4 | tee -a "$SUM"
 done
 say "done"
+# the device tool returns at most 8 files: everything but the summary in one tarball
+(cd "$OUTD" && tar -czf session-files.tar.gz --exclude=session.txt --exclude=session-files.tar.gz . &&
+  find . -maxdepth 1 -type f ! -name session.txt ! -name session-files.tar.gz -delete)

@@ -21,6 +21,7 @@ static void lsc_destroy(void *bctx)
     if (!c)
         return;
     cudaSetDevice(c->device);
+    cudaFree(c->lu_ws);
     if (c->blas)
         cublasDestroy(c->blas);
     for (int i = 0; i < LSC_EV_COUNT; i++)

@@ -25,6 +25,8 @@ typedef struct ls_cuda_ctx {
     cublasHandle_t blas;
     cudaEvent_t ev[LSC_EV_COUNT];
     char name[160];
+    void *lu_ws; /* the lu leaf's workspace, kept between solves (grow-only) */
+    size_t lu_ws_bytes;
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */

@@ -75,6 +75,8 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
     __shared__ T pivrow[LSK_COOP_MAXW];
     __shared__ T red_v[LSK_COOP_THREADS / 32];
     __shared__ int red_r[LSK_COOP_THREADS / 32];
+    __shared__ T win_v;
+    __shared__ int win_r;
     const int G = gridDim.x, b = blockIdx.x;
     const int r0 = j0 + b * R;
     int nr = m - r0;
@@ -91,9 +93,8 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         T *cand = pub + (size_t)half * G * w;
         T v = (T)-1;
         int row = INT_MAX;
-        for (int r = threadIdx.x; r < nr; r += blockDim.x) {
-            if (r0 + r < gk)
-                continue;
+        const int rk = gk - r0 > 0 ? gk - r0 : 0; /* first local row still active */
+        for (int r = rk + threadIdx.x; r < nr; r += blockDim.x) {
             T a = lsk_abs(s[k * R + r]);
             if (a > v) { /* r ascending per thread: first max kept */
                 v = a;
@@ -111,19 +112,39 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
             krow[half * w + threadIdx.x] = s[threadIdx.x * R + (gk - r0)];
         grid.sync();
 
-        /* every block reduces the G candidates the same way */
+        /* every block reduces the G candidates the same way, in one warp:
+         * (largest value, then smallest row) is a total order, so any
+         * reduction order gives the same winner */
         T bv = (T)-1;
         int brow = INT_MAX, bwin = 0;
-        const T *vals = (const T *)(prow + 2 * G) + half * G;
-        for (int i = threadIdx.x; i < G; i += blockDim.x) {
-            T ov = vals[i];
-            int orow = prow[half * G + i];
-            if (orow != INT_MAX && (ov > bv || (ov == bv && orow < brow))) {
-                bv = ov;
-                brow = orow;
+        if (threadIdx.x < 32) {
+            const T *vals = (const T *)(prow + 2 * G) + half * G;
+            for (int i = threadIdx.x; i < G; i += 32) {
+                T ov = vals[i];
+                int orow = prow[half * G + i];
+                if (orow != INT_MAX && (ov > bv || (ov == bv && orow < brow))) {
+                    bv = ov;
+                    brow = orow;
+                }
+            }
+            for (int off = 16; off > 0; off >>= 1) {
+                T ov = __shfl_xor_sync(0xffffffffu, bv, off);
+                int orow = __shfl_xor_sync(0xffffffffu, brow, off);
+                if (ov > bv || (ov == bv && orow < brow)) {
+                    bv = ov;
+                    brow = orow;
+                }
+            }
+            if (threadIdx.x == 0) {
+                win_v = bv;
+                win_r = brow;
             }
         }
-        lsk_block_argmax(bv, brow, red_v, red_r);
+        __syncthreads();
+        /* own slots, not red_v/red_r: the next column's first reduction
+         * writes those before any barrier a lagging reader would wait at */
+        bv = win_v;
+        brow = win_r;
         if (brow == INT_MAX || bv == (T)0) {
             /* LAPACK: an exactly zero column gets ipiv = k and no scaling */
             if (b == 0 && threadIdx.x == 0) {
@@ -146,14 +167,25 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
                 s[threadIdx.x * R + (brow - r0)] = krow[half * w + threadIdx.x];
         }
         __syncthreads();
+        /* multipliers for the rows below the pivot, then the rank-1 update
+         * spread over (row, column) pairs so no thread walks a whole row */
         const T piv = pivrow[k];
-        for (int r = threadIdx.x; r < nr; r += blockDim.x) {
-            if (r0 + r <= gk)
-                continue;
-            T l = s[k * R + r] / piv; /* division, not a reciprocal: tiny pivots stay finite */
-            s[k * R + r] = l;
-            for (int c = k + 1; c < w; c++)
-                s[c * R + r] -= l * pivrow[c];
+        const int r1 = gk + 1 - r0 > 0 ? gk + 1 - r0 : 0, rows = nr - r1, cols = w - k - 1;
+        for (int r = r1 + threadIdx.x; r < nr; r += blockDim.x)
+            s[k * R + r] /= piv; /* division, not a reciprocal: tiny pivots stay finite */
+        __syncthreads();
+        if (rows > 0 && cols > 0) {
+            const int step_c = blockDim.x / rows, step_r = blockDim.x - step_c * rows;
+            int c = threadIdx.x / rows, r = threadIdx.x - c * rows;
+            for (; c < cols; c += step_c, r += step_r) {
+                if (r >= rows) {
+                    r -= rows;
+                    c++;
+                    if (c >= cols)
+                        break;
+                }
+                s[(k + 1 + c) * R + r1 + r] -= s[k * R + r1 + r] * pivrow[k + 1 + c];
+            }
         }
         __syncthreads();
     }
@@ -255,18 +287,24 @@ extern "C" size_t lsk_panel_coop_scratch(int dbl, int G)
            sizeof(int) * (1 + 4 * LSK_COOP_MAXW) + 64;
 }
 
-/* How many blocks and rows per block a leaf of m - j0 rows uses; 0 blocks
- * when it cannot run cooperatively (the caller then uses per-column kernels). */
-extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int max_blocks, int *R)
+/* How many blocks and rows per block a leaf of m - j0 rows uses: about 32
+ * rows a block, at most want_blocks, but as many as the slice's shared
+ * memory needs; 0 blocks when that is more than max_blocks (all must be
+ * resident: the caller then uses per-column kernels). */
+extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks,
+                                    int *R)
 {
     size_t es = dbl ? sizeof(double) : sizeof(float);
-    int G = (rows + 31) / 32;
-    if (G > max_blocks)
-        G = max_blocks;
+    int fit = (int)(LSK_COOP_MAX_SMEM / ((size_t)w * es)); /* rows a block can hold */
+    int G = (rows + 31) / 32, need = (rows + fit - 1) / fit;
+    if (G > want_blocks)
+        G = want_blocks;
+    if (G < need)
+        G = need;
     if (G < 1)
         G = 1;
     *R = (rows + G - 1) / G;
-    if ((size_t)(*R) * w * es > LSK_COOP_MAX_SMEM)
+    if (G > max_blocks || (size_t)(*R) * w * es > LSK_COOP_MAX_SMEM)
         return 0;
     return G;
 }
@@ -336,22 +374,22 @@ static size_t lsk_coop_smem_d(int n, int nrhs)
 {
     int R = 0;
     (void)nrhs;
-    return lsk_panel_coop_shape(1, n, LSK_COOP_MAXW, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 8 : 0;
+    return lsk_panel_coop_shape(1, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 8 : 0;
 }
 static size_t lsk_coop_smem_s(int n, int nrhs)
 {
     int R = 0;
     (void)nrhs;
-    return lsk_panel_coop_shape(0, n, LSK_COOP_MAXW, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 4 : 0;
+    return lsk_panel_coop_shape(0, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 4 : 0;
 }
 
 extern "C" int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    /* static shared memory: pivrow, the two reduction arrays, the move
+    /* static shared memory: pivrow, the two reduction arrays and the winner, the move
      * list and its count, rounded up to 16 bytes as the compiler lays it out */
     LSK_DISPATCH(dbl, size_t st_smem = ((LSK_COOP_MAXW * sizeof(T) +
-                                         (LSK_COOP_THREADS / 32) * (sizeof(T) + sizeof(int)) +
+                                         (LSK_COOP_THREADS / 32 + 1) * (sizeof(T) + sizeof(int)) +
                                          4 * LSK_COOP_MAXW * sizeof(int) + sizeof(int) + 15) /
                                         16) * 16;
                  LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, st_smem);

@@ -94,9 +94,10 @@ cudaError_t lsk_panel_update(int dbl, int m, int j, int j0, int jb, void *dA, in
 #define LSK_COOP_THREADS 256           /* threads per block of the leaf */
 #define LSK_COOP_MAXW 32               /* widest leaf */
 #define LSK_COOP_MAX_SMEM (160 * 1024) /* panel slice per block, bytes */
-/* Blocks G and rows per block R for a leaf of `rows` rows; 0 when the slice
- * would not fit in shared memory (then the per-column kernels are used). */
-int lsk_panel_coop_shape(int dbl, int rows, int w, int max_blocks, int *R);
+/* Blocks G and rows per block R for a leaf of `rows` rows: about 32 rows a
+ * block, at most want_blocks unless shared memory needs more; 0 when more
+ * than max_blocks would be needed (then the per-column kernels are used). */
+int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks, int *R);
 /* Device scratch bytes lsk_panel_coop needs for G blocks. */
 size_t lsk_panel_coop_scratch(int dbl, int G);
 /* Factor columns [j0, j0+w) over rows [j0, m) in one cooperative launch

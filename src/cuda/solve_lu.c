@@ -100,7 +100,8 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     if (r->scratch && nc <= LSK_COOP_MAXW) {
         /* one launch for the leaf, one to swap the other columns: the
          * recursion above then needs no laswp of its own */
-        int R = 0, G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks, &R);
+        int R = 0, G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks,
+                                            r->c->prop.multiProcessorCount, &R);
         LSC_CUDA(G > 0 ? lsk_panel_coop(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
                                         r->d_info, r->scratch, G, R, r->c->stream)
                        : cudaErrorInvalidConfiguration);
@@ -127,6 +128,15 @@ done:
     return st;
 }
 
+/* Most blocks a cooperative leaf may use: one per SM, or fewer when
+ * LS_CUDA_LU_COOP_BLOCKS says so (for measuring the barrier's cost). */
+static int coop_max_blocks(const ls_cuda_ctx *c)
+{
+    const char *cap = getenv("LS_CUDA_LU_COOP_BLOCKS");
+    int sms = c->prop.multiProcessorCount, g = cap ? atoi(cap) : 0;
+    return g > 0 && g < sms ? g : sms;
+}
+
 /* Blocks of the first (tallest) cooperative leaf, or 0 when the per-column
  * leaf must run: the cooperative launch needs every block resident (one per
  * SM) and the slice in shared memory; LS_CUDA_LU_LEAF=column forces it off
@@ -135,7 +145,8 @@ static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
 {
     const char *leaf = getenv("LS_CUDA_LU_LEAF");
     size_t es = dbl ? sizeof(double) : sizeof(float);
-    int R = 0, G = lsk_panel_coop_shape(dbl, m, LSK_COOP_MAXW, c->prop.multiProcessorCount, &R);
+    int R = 0, G = lsk_panel_coop_shape(dbl, m, LSK_COOP_MAXW, coop_max_blocks(c),
+                                          c->prop.multiProcessorCount, &R);
     if (!c->prop.cooperativeLaunch || G <= 0 || (leaf && !strcmp(leaf, "column")) ||
         (size_t)R * LSK_COOP_MAXW * es + 4096 > c->prop.sharedMemPerBlockOptin)
         return 0;
@@ -147,6 +158,29 @@ static const char *lsc_lu_leaf_kind(const ls_cuda_ctx *c, int dbl, int n)
     return coop_blocks(c, dbl, n) ? "cooperative" : "per-column";
 }
 
+/* The cooperative leaf's workspace for m rows, kept in the context so that
+ * repeated solves (and the timed region) allocate nothing; NULL in *ws when
+ * the per-column leaf will run. */
+static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, char *err, size_t errlen)
+{
+    int G = coop_blocks(c, dbl, m);
+    size_t need = G > 0 ? lsk_panel_coop_scratch(dbl, G) : 0;
+    *ws = NULL;
+    if (need == 0)
+        return 0;
+    if (c->lu_ws_bytes < need) {
+        cudaFree(c->lu_ws);
+        c->lu_ws = NULL;
+        c->lu_ws_bytes = 0;
+        int st = lsc_malloc(&c->lu_ws, need, 1, err, errlen);
+        if (st != 0)
+            return st;
+        c->lu_ws_bytes = need;
+    }
+    *ws = c->lu_ws;
+    return 0;
+}
+
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
                      int *d_info, char *err, size_t errlen)
 {
@@ -155,11 +189,8 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
                 err, errlen, n, NULL, 0};
     if (kmin <= 0)
         return 0;
-    int G = coop_blocks(c, dbl, m);
-    if (G > 0) {
-        LSC_TRY(lsc_malloc(&r.scratch, lsk_panel_coop_scratch(dbl, G), 1, err, errlen));
-        r.coop_max_blocks = c->prop.multiProcessorCount;
-    }
+    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, err, errlen));
+    r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
     if (n > kmin) { /* wide matrix: U's extra columns */
         if (!r.scratch)
@@ -167,7 +198,6 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
         LSC_TRY(trsm_lower_unit(&r, kmin, n - kmin, 0, kmin));
     }
 done:
-    cudaFree(r.scratch);
     return st;
 }
 
@@ -185,27 +215,21 @@ static void ipiv_to_perm(int n, const int *ipiv, int *perm)
     }
 }
 
-/* X = U^-1 L^-1 P B on the device. h_ipiv is the host copy of the pivots;
- * the permuted B goes to dW (n x nrhs) and the solution is copied back. */
+/* X = U^-1 L^-1 P B on the device. h_ipiv is the host copy of the pivots,
+ * perm (host, n ints) and d_perm/dW (device: n ints, n x nrhs) are the
+ * caller's, allocated before its timed region; the permuted B goes to dW. */
 static int getrs_device(ls_cuda_ctx *c, int dbl, int n, int nrhs, void *dA, int lda,
-                        const int *h_ipiv, void *dB, int ldb, char *err, size_t errlen)
+                        const int *h_ipiv, int *perm, int *d_perm, void *dW, void *dB, int ldb,
+                        char *err, size_t errlen)
 {
     int st = 0;
     size_t es = dbl ? sizeof(double) : sizeof(float);
-    int *perm = malloc(sizeof(int) * (size_t)n), *d_perm = NULL;
-    void *dW = NULL;
-    if (!perm)
-        return LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %d ints", n);
     ipiv_to_perm(n, h_ipiv, perm);
-    LSC_TRY(lsc_malloc((void **)&d_perm, (size_t)n, sizeof(int), err, errlen));
-    LSC_TRY(lsc_malloc(&dW, (size_t)n * nrhs, es, err, errlen));
     LSC_CUDA(cudaMemcpyAsync(d_perm, perm, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice,
                              c->stream));
     LSC_CUDA(lsk_permute_rows(dbl, n, nrhs, d_perm, dB, ldb, dW, n, c->stream));
     LSC_CUDA(cudaMemcpy2DAsync(dB, (size_t)ldb * es, dW, (size_t)n * es, (size_t)n * es,
                                (size_t)nrhs, cudaMemcpyDeviceToDevice, c->stream));
-    /* perm must outlive the async copy above */
-    LSC_CUDA(cudaStreamSynchronize(c->stream));
     if (dbl) {
         const double one = 1.0;
         LSC_BLAS(cublasDtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
@@ -220,9 +244,6 @@ static int getrs_device(ls_cuda_ctx *c, int dbl, int n, int nrhs, void *dA, int 
                              CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, dA, lda, dB, ldb));
     }
 done:
-    cudaFree(d_perm);
-    cudaFree(dW);
-    free(perm);
     return st;
 }
 
@@ -231,8 +252,8 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     int st = 0, info = 0, dbl = job->prec == LS_DOUBLE, n = job->n, nrhs = job->nrhs;
     size_t es = lsc_elem_size(job->prec);
     cudaStream_t s = c->stream;
-    void *dA = NULL, *dB = NULL;
-    int *d_ipiv = NULL, *d_info = NULL, *h_ipiv = NULL;
+    void *dA = NULL, *dB = NULL, *dW = NULL, *ws = NULL;
+    int *d_ipiv = NULL, *d_info = NULL, *h_ipiv = NULL, *perm = NULL, *d_perm = NULL;
 
     if (job->pivot == LS_PIVOT_NONE)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
@@ -241,9 +262,13 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_TRY(lsc_malloc(&dB, (size_t)n * nrhs, es, err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_ipiv, (size_t)n, sizeof(int), err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_info, 1, sizeof(int), err, errlen));
+    LSC_TRY(lsc_malloc(&dW, (size_t)n * nrhs, es, err, errlen));
+    LSC_TRY(lsc_malloc((void **)&d_perm, (size_t)n, sizeof(int), err, errlen));
+    LSC_TRY(lu_workspace(c, dbl, n, &ws, err, errlen)); /* before the clock starts */
     h_ipiv = malloc(sizeof(int) * (size_t)n);
-    if (!h_ipiv) {
-        st = LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %d ints", n);
+    perm = malloc(sizeof(int) * (size_t)n);
+    if (!h_ipiv || !perm) {
+        st = LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate 2 x %d ints", n);
         goto done;
     }
 
@@ -260,7 +285,8 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_CUDA(cudaMemcpyAsync(h_ipiv, d_ipiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, s));
     LSC_CUDA(cudaStreamSynchronize(s));
     if (info == 0)
-        LSC_TRY(getrs_device(c, dbl, n, nrhs, dA, n, h_ipiv, dB, n, err, errlen));
+        LSC_TRY(getrs_device(c, dbl, n, nrhs, dA, n, h_ipiv, perm, d_perm, dW, dB, n, err,
+                             errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_SOLVE], s));
     if (info == 0)
         LSC_CUDA(cudaMemcpy2DAsync(job->B, (size_t)job->ldb * es, dB, (size_t)n * es,
@@ -287,7 +313,10 @@ done:
     cudaFree(dB);
     cudaFree(d_ipiv);
     cudaFree(d_info);
+    cudaFree(dW);
+    cudaFree(d_perm);
     free(h_ipiv);
+    free(perm);
     return st;
 }
 
