@@ -14,6 +14,8 @@
 #            two calls: STEPS="machine metrics roofline peers seed002" and
 #            STEPS="machine seed003 cudatable opencl", each into its own OUTDIR.
 #   JOBS     env, build parallelism (default: nproc)
+#   BUDGET_S env, seconds for the whole script: a step never runs past it and
+#            one with under 15 s left is skipped (and the log says so)
 #   LIMIT_PCT env, scales every step's time limit in percent (default 100)
 #   LS_CUDA_ARCH env, CUDA architectures to build (default 90)
 #
@@ -68,6 +70,11 @@ log "built: $LS"
 
 step() { # name timeout_s command...   (LIMIT_PCT scales every limit, default 100)
   local name=$1 limit=$(( $2 * ${LIMIT_PCT:-100} / 100 )); shift 2
+  if [ -n "${BUDGET_S:-}" ]; then # never past START + BUDGET_S
+    local left=$(( START + BUDGET_S - $(date +%s) ))
+    [ "$limit" -gt "$left" ] && limit=$left
+    if [ "$limit" -lt 15 ]; then log "step $name: SKIPPED (BUDGET_S=$BUDGET_S spent)"; return 0; fi
+  fi
   log "step $name (limit ${limit}s): $*"
   timeout --signal=TERM --kill-after=10 "$limit" "$@" >"$RES/$name.txt" 2>"$RES/$name.err"
   local rc=$?
@@ -98,8 +105,8 @@ if want roofline; then
 fi
 # Peers: our best dense method (lu) vs cuSOLVER getrf/getrs, IRS, OpenBLAS.
 if want peers; then
-  step peers 130 "$LS" bench --backends cuda --methods lu --sizes 1024,4096,16384 \
-    --precision double,single --repeat 2 --rotate 2 --time-limit 20 --baseline-time-limit 3 \
+  step peers 170 "$LS" bench --backends cuda --methods lu --sizes 1024,4096,16384 \
+    --precision double,single --repeat 2 --rotate 2 --time-limit 35 --baseline-time-limit 3 \
     --format csv
 fi
 # Seed 000's table: naive / blocked / coalesced GE, n = 512 .. 8192.
@@ -110,7 +117,7 @@ if want seed000; then
 fi
 # Seed 003's with/without-transfer table: gj1, gj2, n = 1000 .. 10000, float.
 if want seed003; then
-  step seed003 100 "$LS" bench --backends cuda --methods gj1,gj2 \
+  step seed003 130 "$LS" bench --backends cuda --methods gj1,gj2 \
     --sizes 1000,2000,3000,4000,5000,6000,7000,8000,10000 --precision single --repeat 2 \
     --rotate 1 --time-limit 10 --baseline-time-limit 3 --no-peers --format csv
 fi

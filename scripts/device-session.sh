@@ -187,5 +187,5 @@ for tool in memcheck racecheck; do
 done
 say "done"
 # the device tool returns at most 8 files: everything but the summary in one tarball
-(cd "$OUTD" && tar -czf session-files.tar.gz --exclude=session.txt --exclude=session-files.tar.gz . &&
-  find . -maxdepth 1 -type f ! -name session.txt ! -name session-files.tar.gz -delete)
+(cd "$OUTD" && tar -czf /tmp/session-files.tar.gz --exclude=session.txt . &&
+  find . -maxdepth 1 -type f ! -name session.txt -delete && mv /tmp/session-files.tar.gz .)

@@ -56,5 +56,9 @@ void *lt_xmalloc(size_t bytes)
 
 double *lt_doubles(size_t count)
 {
-    return lt_xmalloc(sizeof(double) * count);
+    /* zeroed: a test that forgets to fill a buffer must not read garbage
+     * (a small malloc can reuse freed memory; a large one is fresh zeros) */
+    double *p = lt_xmalloc(sizeof(double) * (count ? count : 1));
+    memset(p, 0, sizeof(double) * (count ? count : 1));
+    return p;
 }

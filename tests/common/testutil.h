@@ -19,6 +19,7 @@ int lt_check(int ok, const char *fmt, ...);
 /* malloc that ends the test program (exit 99) when memory runs out: tests
  * have nothing sensible to do without their buffers. */
 void *lt_xmalloc(size_t bytes);
+/* count doubles, zeroed */
 double *lt_doubles(size_t count);
 /* Has a GPU of this backend? If not, tests print why and exit 77 (skip). */
 int lt_backend_available(ls_backend_kind kind, char *why, size_t len);

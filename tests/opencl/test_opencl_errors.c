@@ -41,6 +41,7 @@ static int test_refusals(ls_context *ocl)
     int n = 2048;
     double *A = lt_doubles((size_t)n * n), *B = lt_doubles((size_t)n);
     ls_generate(LS_GEN_DIAGDOM, n, A, n, 5u, 0.0);
+    ls_fill_random(n, 1, B, n, 15u); /* finite, or ls_solve refuses B before the limit */
     int st = solve_status(ocl, LS_METHOD_GE_LOCAL, LS_SINGLE, n, A, B);
     const char *msg = ls_context_error(ocl);
     failures += lt_check(st == LS_ELIMIT && strstr(msg, "local memory") && strstr(msg, "needs"),
@@ -53,6 +54,7 @@ static int test_refusals(ls_context *ocl)
     A = lt_doubles((size_t)n * n);
     B = lt_doubles((size_t)n);
     ls_generate(LS_GEN_RANDOM, n, A, n, 6u, 0.0);
+    ls_fill_random(n, 1, B, n, 16u);
     st = ls_context_supports(ocl, LS_METHOD_GE_IMAGE, LS_DOUBLE);
     failures += lt_check(st == LS_EUNSUPPORTED && strstr(ls_context_error(ocl), "float only"),
                          "ge-image double unsupported (%s: %s)", ls_status_name(st),

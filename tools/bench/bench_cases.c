@@ -184,14 +184,23 @@ int ls_bench_case_on(ls_context *ctx, ls_method m, ls_precision p, const ls_benc
             ls_report_clear(&rep);
             break;
         }
+        int keep = r >= 0;
         if (r < 0) {
-            /* The warm-up tells whether all repeats fit: fewer at large n. */
+            /* The warm-up tells whether all repeats fit: fewer at large n.
+             * A solve of more than LS_BENCH_LONG_SOLVE seconds gains nothing
+             * from a warm-up (start-up costs are < 1 % of it): it is kept as
+             * the first measured run instead of being thrown away. */
             if (xfer * runs > 2.0 * b->time_limit) {
                 runs = (int)(2.0 * b->time_limit / (xfer > 0 ? xfer : 1));
                 if (runs < 1)
                     runs = 1;
             }
-        } else {
+            if (xfer > LS_BENCH_LONG_SOLVE) {
+                keep = 1;
+                runs--; /* this run is one of them */
+            }
+        }
+        if (keep) {
             tdev[used] = dev;
             txfer[used] = xfer;
             parts[5 * used + 0] = rep.t_h2d;

@@ -66,6 +66,10 @@ int ls_bench_parse_backend_list(const char *s, ls_bench_opts *b);
 int ls_bench_case(ls_context *ctx, ls_method m, ls_precision p, int n, int nrhs,
                   const ls_bench_opts *b, ls_bench_result *res);
 
+/* Seconds above which a case's warm-up solve is kept as its first measured
+ * run (see ls_bench_case_on). */
+#define LS_BENCH_LONG_SOLVE 5.0
+
 /* As ls_bench_case, on inputs already generated. */
 int ls_bench_case_on(ls_context *ctx, ls_method m, ls_precision p, const ls_bench_inputs *in,
                      const ls_bench_opts *b, ls_bench_result *res);
