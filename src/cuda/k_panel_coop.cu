@@ -20,19 +20,45 @@
 
 namespace cg = cooperative_groups;
 
-/* (largest value, then smallest row) over a warp, result in every lane: a
- * total order, so any reduction order gives the same winner (as idamax). */
 template <typename T>
-__device__ void lsk_warp_argmax(T &v, int &row)
+__device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
 {
+    /* ties go to the smaller row so every run picks the same pivot */
     for (int off = 16; off > 0; off >>= 1) {
-        T ov = __shfl_xor_sync(0xffffffffu, v, off);
-        int orow = __shfl_xor_sync(0xffffffffu, row, off);
+        T ov = __shfl_down_sync(0xffffffffu, v, off);
+        int orow = __shfl_down_sync(0xffffffffu, row, off);
         if (ov > v || (ov == v && orow < row)) {
             v = ov;
             row = orow;
         }
     }
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0) {
+        sv[warp] = v;
+        sr[warp] = row;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        int nw = blockDim.x >> 5;
+        v = lane < nw ? sv[lane] : (T)-1;
+        row = lane < nw ? sr[lane] : INT_MAX;
+        for (int off = 16; off > 0; off >>= 1) {
+            T ov = __shfl_down_sync(0xffffffffu, v, off);
+            int orow = __shfl_down_sync(0xffffffffu, row, off);
+            if (ov > v || (ov == v && orow < row)) {
+                v = ov;
+                row = orow;
+            }
+        }
+        if (lane == 0) {
+            sv[0] = v;
+            sr[0] = row;
+        }
+    }
+    __syncthreads();
+    v = sv[0];
+    row = sr[0];
+    __syncthreads();
 }
 
 /* Rows [j0, m) x columns [j0, j0+w) of A; block b owns rows
@@ -45,15 +71,13 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
 {
     cg::grid_group grid = cg::this_grid();
     extern __shared__ unsigned char lsk_coop_smem[];
-    const int G = gridDim.x, b = blockIdx.x;
     T *s = (T *)lsk_coop_smem; /* R x w, column-major: s[c*R + r] */
-    T *cbuf = s + (size_t)R * w; /* G x w: every block's published candidate row */
-    __shared__ T kbuf[LSK_COOP_MAXW]; /* the diagonal row, as published */
+    __shared__ T pivrow[LSK_COOP_MAXW];
     __shared__ T red_v[LSK_COOP_THREADS / 32];
     __shared__ int red_r[LSK_COOP_THREADS / 32];
     __shared__ T win_v;
     __shared__ int win_r;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int G = gridDim.x, b = blockIdx.x;
     const int r0 = j0 + b * R;
     int nr = m - r0;
     nr = nr < 0 ? 0 : (nr > R ? R : nr);
@@ -67,7 +91,6 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
     for (int k = 0; k < w; k++) {
         const int gk = j0 + k, half = k & 1;
         T *cand = pub + (size_t)half * G * w;
-        T *vals = (T *)(prow + 2 * G) + half * G; /* values live after the rows */
         T v = (T)-1;
         int row = INT_MAX;
         const int rk = gk - r0 > 0 ? gk - r0 : 0; /* first local row still active */
@@ -78,39 +101,25 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
                 row = r0 + r;
             }
         }
-        /* block candidate: per warp, then warp 0 over the warps' results;
-         * warp 0 alone publishes it (value, row and the row's w entries).
-         * red_v/red_r are next written after the grid barrier below, when
-         * warp 0 is done reading them. */
-        lsk_warp_argmax(v, row);
-        if (lane == 0) {
-            red_v[warp] = v;
-            red_r[warp] = row;
+        lsk_block_argmax(v, row, red_v, red_r);
+        if (threadIdx.x == 0) {
+            prow[half * G + b] = row;
+            ((T *)(prow + 2 * G))[half * G + b] = v; /* values live after the rows */
         }
-        __syncthreads();
-        if (warp == 0) {
-            v = lane < (int)(blockDim.x >> 5) ? red_v[lane] : (T)-1;
-            row = lane < (int)(blockDim.x >> 5) ? red_r[lane] : INT_MAX;
-            lsk_warp_argmax(v, row);
-            if (lane == 0) {
-                prow[half * G + b] = row;
-                vals[b] = v;
-            }
-            if (row != INT_MAX && lane < w)
-                cand[(size_t)b * w + lane] = s[lane * R + (row - r0)];
-        }
-        if (gk >= r0 && gk < r0 + nr && threadIdx.x >= 32 && threadIdx.x < 32 + w)
-            krow[half * w + threadIdx.x - 32] = s[(threadIdx.x - 32) * R + (gk - r0)];
+        if (row != INT_MAX && threadIdx.x < w)
+            cand[(size_t)b * w + threadIdx.x] = s[threadIdx.x * R + (row - r0)];
+        if (gk >= r0 && gk < r0 + nr && threadIdx.x < w)
+            krow[half * w + threadIdx.x] = s[threadIdx.x * R + (gk - r0)];
         grid.sync();
 
-        /* One L2 round trip for everything published: warp 0 reduces the G
-         * candidates while the other warps copy all candidate rows and the
-         * diagonal row into shared memory (loads first, then stores, so
-         * they are all in flight together). */
-        if (warp == 0) {
-            T bv = (T)-1;
-            int brow = INT_MAX;
-            for (int i = lane; i < G; i += 32) {
+        /* every block reduces the G candidates the same way, in one warp:
+         * (largest value, then smallest row) is a total order, so any
+         * reduction order gives the same winner */
+        T bv = (T)-1;
+        int brow = INT_MAX, bwin = 0;
+        if (threadIdx.x < 32) {
+            const T *vals = (const T *)(prow + 2 * G) + half * G;
+            for (int i = threadIdx.x; i < G; i += 32) {
                 T ov = vals[i];
                 int orow = prow[half * G + i];
                 if (orow != INT_MAX && (ov > bv || (ov == bv && orow < brow))) {
@@ -118,31 +127,24 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
                     brow = orow;
                 }
             }
-            lsk_warp_argmax(bv, brow);
-            if (lane == 0) {
+            for (int off = 16; off > 0; off >>= 1) {
+                T ov = __shfl_xor_sync(0xffffffffu, bv, off);
+                int orow = __shfl_xor_sync(0xffffffffu, brow, off);
+                if (ov > bv || (ov == bv && orow < brow)) {
+                    bv = ov;
+                    brow = orow;
+                }
+            }
+            if (threadIdx.x == 0) {
                 win_v = bv;
                 win_r = brow;
             }
-        } else {
-            const int t = threadIdx.x - 32, nt = blockDim.x - 32, total = G * w;
-            for (int base = t; base < total; base += 8 * nt) {
-                T tmp[8];
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (base + u * nt < total)
-                        tmp[u] = cand[base + u * nt];
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (base + u * nt < total)
-                        cbuf[base + u * nt] = tmp[u];
-            }
-            if (t < w)
-                kbuf[t] = krow[half * w + t];
         }
         __syncthreads();
-        /* win_v/win_r are next written after the next grid barrier */
-        const T bv = win_v;
-        const int brow = win_r;
+        /* own slots, not red_v/red_r: the next column's first reduction
+         * writes those before any barrier a lagging reader would wait at */
+        bv = win_v;
+        brow = win_r;
         if (brow == INT_MAX || bv == (T)0) {
             /* LAPACK: an exactly zero column gets ipiv = k and no scaling */
             if (b == 0 && threadIdx.x == 0) {
@@ -152,14 +154,17 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
             }
             continue;
         }
-        const T *pivrow = cbuf + (size_t)((brow - j0) / R) * w;
+        bwin = (brow - j0) / R;
+        if (threadIdx.x < w)
+            pivrow[threadIdx.x] = cand[(size_t)bwin * w + threadIdx.x];
         if (b == 0 && threadIdx.x == 0)
             ipiv[gk] = brow + 1;
+        __syncthreads();
         if (brow != gk && threadIdx.x < w) {
             if (gk >= r0 && gk < r0 + nr)
                 s[threadIdx.x * R + (gk - r0)] = pivrow[threadIdx.x];
             if (brow >= r0 && brow < r0 + nr)
-                s[threadIdx.x * R + (brow - r0)] = kbuf[threadIdx.x];
+                s[threadIdx.x * R + (brow - r0)] = krow[half * w + threadIdx.x];
         }
         __syncthreads();
         /* multipliers for the rows below the pivot, then the rank-1 update
@@ -200,6 +205,7 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         return;
     __shared__ int rows[2 * LSK_COOP_MAXW], src[2 * LSK_COOP_MAXW];
     __shared__ int cnt;
+    const int lane = threadIdx.x;
     if (lane == 0)
         cnt = 0;
     __syncwarp();
@@ -303,13 +309,6 @@ extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, i
     return G;
 }
 
-/* Dynamic shared memory of one leaf block: its R x w slice and the G
- * published candidate rows. */
-extern "C" size_t lsk_panel_coop_smem(int dbl, int G, int R, int w)
-{
-    return ((size_t)R + (size_t)G) * (size_t)w * (dbl ? sizeof(double) : sizeof(float));
-}
-
 extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
                                       int *d_ipiv, int *d_info, void *scratch, int G, int R,
                                       cudaStream_t s)
@@ -323,7 +322,7 @@ extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, 
     void *krow = p;
     p += es * 2 * LSK_COOP_MAXW;
     int *pairs = (int *)p;
-    size_t smem = lsk_panel_coop_smem(dbl, G, R, w);
+    size_t smem = (size_t)R * w * es;
     cudaError_t e;
     LSK_DISPATCH(dbl, {
         e = cudaFuncSetAttribute(lsk_panel_coop_kernel<T>,
@@ -369,28 +368,25 @@ extern "C" cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_p
     return cudaGetLastError();
 }
 
-/* Dynamic shared memory of the first (largest) leaf at size n with the
- * default block count on a 132-SM H100, as lsc_getrf_device launches it. */
-static size_t lsk_coop_smem_at(int dbl, int n)
-{
-    int R = 0, G = lsk_panel_coop_shape(dbl, n, LSK_COOP_MAXW, LSK_COOP_WANT_BLOCKS, 132, &R);
-    return G ? lsk_panel_coop_smem(dbl, G, R, LSK_COOP_MAXW) : 0;
-}
+/* Dynamic shared memory of the first (largest) leaf at size n, assuming
+ * one block per SM of a 132-SM H100, as lsc_getrf_device launches it there. */
 static size_t lsk_coop_smem_d(int n, int nrhs)
 {
+    int R = 0;
     (void)nrhs;
-    return lsk_coop_smem_at(1, n);
+    return lsk_panel_coop_shape(1, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 8 : 0;
 }
 static size_t lsk_coop_smem_s(int n, int nrhs)
 {
+    int R = 0;
     (void)nrhs;
-    return lsk_coop_smem_at(0, n);
+    return lsk_panel_coop_shape(0, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 4 : 0;
 }
 
 extern "C" int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    /* static shared memory: kbuf, the two reduction arrays and the winner, the move
+    /* static shared memory: pivrow, the two reduction arrays and the winner, the move
      * list and its count, rounded up to 16 bytes as the compiler lays it out */
     LSK_DISPATCH(dbl, size_t st_smem = ((LSK_COOP_MAXW * sizeof(T) +
                                          (LSK_COOP_THREADS / 32 + 1) * (sizeof(T) + sizeof(int)) +

@@ -94,13 +94,10 @@ cudaError_t lsk_panel_update(int dbl, int m, int j, int j0, int jb, void *dA, in
 #define LSK_COOP_THREADS 256           /* threads per block of the leaf */
 #define LSK_COOP_MAXW 32               /* widest leaf */
 #define LSK_COOP_MAX_SMEM (160 * 1024) /* panel slice per block, bytes */
-#define LSK_COOP_WANT_BLOCKS 32        /* default blocks of a leaf (more if smem needs) */
 /* Blocks G and rows per block R for a leaf of `rows` rows: about 32 rows a
  * block, at most want_blocks unless shared memory needs more; 0 when more
  * than max_blocks would be needed (then the per-column kernels are used). */
 int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks, int *R);
-/* Dynamic shared memory of one leaf block (slice + G candidate rows). */
-size_t lsk_panel_coop_smem(int dbl, int G, int R, int w);
 /* Device scratch bytes lsk_panel_coop needs for G blocks. */
 size_t lsk_panel_coop_scratch(int dbl, int G);
 /* Factor columns [j0, j0+w) over rows [j0, m) in one cooperative launch

@@ -128,13 +128,12 @@ done:
     return st;
 }
 
-/* Blocks a cooperative leaf wants (more when its slice needs the shared
- * memory): LSK_COOP_WANT_BLOCKS, or LS_CUDA_LU_COOP_BLOCKS for measuring;
- * never more than one per SM. */
+/* Most blocks a cooperative leaf may use: one per SM, or fewer when
+ * LS_CUDA_LU_COOP_BLOCKS says so (for measuring the barrier's cost). */
 static int coop_max_blocks(const ls_cuda_ctx *c)
 {
     const char *cap = getenv("LS_CUDA_LU_COOP_BLOCKS");
-    int sms = c->prop.multiProcessorCount, g = cap ? atoi(cap) : LSK_COOP_WANT_BLOCKS;
+    int sms = c->prop.multiProcessorCount, g = cap ? atoi(cap) : 0;
     return g > 0 && g < sms ? g : sms;
 }
 
@@ -145,10 +144,11 @@ static int coop_max_blocks(const ls_cuda_ctx *c)
 static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
 {
     const char *leaf = getenv("LS_CUDA_LU_LEAF");
+    size_t es = dbl ? sizeof(double) : sizeof(float);
     int R = 0, G = lsk_panel_coop_shape(dbl, m, LSK_COOP_MAXW, coop_max_blocks(c),
                                           c->prop.multiProcessorCount, &R);
     if (!c->prop.cooperativeLaunch || G <= 0 || (leaf && !strcmp(leaf, "column")) ||
-        lsk_panel_coop_smem(dbl, G, R, LSK_COOP_MAXW) + 4096 > c->prop.sharedMemPerBlockOptin)
+        (size_t)R * LSK_COOP_MAXW * es + 4096 > c->prop.sharedMemPerBlockOptin)
         return 0;
     return G;
 }
