@@ -6,7 +6,7 @@
 #
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
-#   also: cuda_quick, lu_tests, lu_sweep, sanitize_lu, opencl_nvidia,
+#   also: cuda_quick, lu_tests, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick, opencl_nvidia,
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -118,7 +118,7 @@ fi
 # Time per column of lu against the number of blocks of the cooperative leaf.
 if want lu_sweep; then
   T="$OUTD/timing.txt"
-  for g in 132 64 32 16 8; do
+  for g in ${LU_SWEEP_BLOCKS:-132 64 32 16 8}; do
     echo "## lu, cooperative leaf, LS_CUDA_LU_COOP_BLOCKS=$g" >>"$T"
     run "lu_sweep_g$g" 40 "$T" env LS_CUDA_LU_COOP_BLOCKS=$g "$BUILD/bin/test_cuda_solve" \
       --time-lu 1024 4096 8192
@@ -167,6 +167,13 @@ if want seed003_big; then
   run seed003_big 80 "$OUTD/seed_tables.csv" "$LS" bench --backends cuda --methods gj1,gj2 \
     --sizes 5000,6000,7000,8000,10000 --precision single --repeat 1 --rotate 1 \
     --time-limit 10 --baseline-time-limit 2 --no-peers --format csv
+fi
+# lu against the peers at the sizes that fit a short call (full set: bench-h100.sh peers)
+if want peers_quick; then
+  run peers_quick 120 "$OUTD/peers_quick.csv" "$LS" bench --backends cuda --methods lu \
+    --sizes 1024,4096,8192 --precision double,single --repeat 3 --rotate 2 --time-limit 10 \
+    --baseline-time-limit 2 --format csv
+  grep -v "^#" "$OUTD/peers_quick.csv" | tee -a "$SUM"
 fi
 if want cudatable; then
   run cudatable 150 "$OUTD/cudatable.csv" "$LS" bench --backends cuda \
