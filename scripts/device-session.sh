@@ -6,7 +6,8 @@
 #
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
-#   also: cuda_quick, lu_tests, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick, opencl_nvidia,
+#   also: cuda_quick, lu_tests, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
+#   profile_lu (PROFILE_N), opencl_nvidia,
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -174,6 +175,31 @@ if want peers_quick; then
     --sizes 1024,4096,8192 --precision double,single --repeat 3 --rotate 2 --time-limit 10 \
     --baseline-time-limit 2 --format csv
   grep -v "^#" "$OUTD/peers_quick.csv" | tee -a "$SUM"
+fi
+# Where the time of one lu solve goes: every kernel's duration under ncu,
+# summed by kernel name, beside the unprofiled event times of the same solve.
+if want profile_lu; then
+  NCU=$(command -v ncu || ls "$CUDA_DIR"/bin/ncu 2>/dev/null)
+  PN=${PROFILE_N:-2048}
+  "$LS" gen random -n "$PN" -o /tmp/profile_a.npy
+  "$LS" solve /tmp/profile_a.npy --backend cuda --method lu --precision double --json \
+    >"$OUTD/profile_lu_times.json" 2>&1
+  run profile_lu 200 "$OUTD/profile_lu.csv" "$NCU" --metrics gpu__time_duration.sum --csv \
+    --print-units base "$LS" solve /tmp/profile_a.npy --backend cuda --method lu --precision double
+  python3 - "$OUTD/profile_lu.csv" <<'PY' | tee -a "$SUM"
+import csv, sys, collections
+rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
+tot, cnt = collections.Counter(), collections.Counter()
+for r in csv.DictReader(rows):
+    if r.get("Metric Name") == "gpu__time_duration.sum":
+        k = r["Kernel Name"].split("(")[0][:60]
+        tot[k] += float(r["Metric Value"].replace(",", "")); cnt[k] += 1
+all_ns = sum(tot.values())
+print("kernel time by name (ns), n=%s FP64 lu, total %.3f ms in %d kernels" % (sys.argv[1], all_ns / 1e6, sum(cnt.values())))
+for k, v in tot.most_common(15):
+    print("%-60s %6d launches %10.3f ms %5.1f %%  %8.2f us each" % (k, cnt[k], v / 1e6, 100 * v / all_ns, v / cnt[k] / 1e3))
+PY
+  grep -o '"times": {[^}]*}' "$OUTD/profile_lu_times.json" | tee -a "$SUM"
 fi
 if want cudatable; then
   run cudatable 150 "$OUTD/cudatable.csv" "$LS" bench --backends cuda \
