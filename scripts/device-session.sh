@@ -6,7 +6,7 @@
 #
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
-#   also: cuda_quick, lu_tests, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
+#   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
 #   profile_lu (PROFILE_N), opencl_nvidia,
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
@@ -72,6 +72,16 @@ if want cuda_tests; then
     grep -v "^[0-9]*: " | tail -20 | tee -a "$SUM"
   grep -E "^[0-9]+: .*failed" "$OUTD/cuda_ctest.txt" | head -20 | tee -a "$SUM"
 fi
+# lu with the default leaves (cluster, cooperative above a cluster's rows)
+# against the cooperative leaf alone; residuals checked (failures counted).
+if want lu_leaves; then
+  T="$OUTD/timing.txt"
+  echo "## lu, default leaves" >>"$T"
+  run lu_leaves_default 70 "$T" "$BUILD/bin/test_cuda_solve" --time-lu 1024 2048 4096 8192 16384
+  echo "## lu, LS_CUDA_LU_LEAF=coop" >>"$T"
+  run lu_leaves_coop 40 "$T" env LS_CUDA_LU_LEAF=coop "$BUILD/bin/test_cuda_solve" --time-lu 1024 4096
+  grep -E "^##|lu\(time\)|failure" "$T" | tee -a "$SUM"
+fi
 if want lu_timing; then
   T="$OUTD/timing.txt"
   echo "## lu, cooperative leaf" >>"$T"
@@ -106,15 +116,17 @@ if want cuda_quick; then
   grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" | tail -6 | tee -a "$SUM"
 fi
 # The lu method after a change: its tests at the default leaf shape and with
-# the cooperative leaf capped at 16 blocks (taller slices per block).
+# each leaf forced (cooperative grid, per-column kernels; default: cluster).
 if want lu_tests; then
   run lu_tests 120 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" \
     -R 'cuda_gemm_registry|cuda_solve_lu$|cuda_getrf|cuda_public|cuda_matrices|cuda_singular' \
     -V -j3 --timeout 110
   grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" | tail -8 | tee -a "$SUM"
-  run lu_tests_g16 60 "$OUTD/cuda_ctest.txt" env LS_CUDA_LU_COOP_BLOCKS=16 \
-    "$BUILD/bin/test_cuda_solve" --method lu
-  tail -1 "$OUTD/cuda_ctest.txt" | tee -a "$SUM"
+  for leaf in coop column; do
+    run "lu_tests_$leaf" 60 "$OUTD/cuda_ctest.txt" env LS_CUDA_LU_LEAF=$leaf \
+      "$BUILD/bin/test_cuda_solve" --method lu
+    tail -1 "$OUTD/cuda_ctest.txt" | tee -a "$SUM"
+  done
 fi
 # Time per column of lu against the number of blocks of the cooperative leaf.
 if want lu_sweep; then
@@ -172,7 +184,7 @@ fi
 # lu against the peers at the sizes that fit a short call (full set: bench-h100.sh peers)
 if want peers_quick; then
   run peers_quick 120 "$OUTD/peers_quick.csv" "$LS" bench --backends cuda --methods lu \
-    --sizes 1024,4096,8192 --precision double,single --repeat 3 --rotate 2 --time-limit 10 \
+    --sizes 1024,4096,8192,16384 --precision double,single --repeat 3 --rotate 2 --time-limit 8 \
     --baseline-time-limit 2 --format csv
   grep -v "^#" "$OUTD/peers_quick.csv" | tee -a "$SUM"
 fi

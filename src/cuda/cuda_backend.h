@@ -27,6 +27,7 @@ typedef struct ls_cuda_ctx {
     char name[160];
     void *lu_ws; /* the lu leaf's workspace, kept between solves (grow-only) */
     size_t lu_ws_bytes;
+    signed char lu_cluster[2]; /* cluster leaf usable, per [double, single]: 0 unknown, 1 yes, -1 no */
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */

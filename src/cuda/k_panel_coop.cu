@@ -16,50 +16,10 @@
 #include <limits.h>
 
 #include "k_common.cuh"
+#include "k_panel_leaf.cuh"
 #include "kernels.h"
 
 namespace cg = cooperative_groups;
-
-template <typename T>
-__device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
-{
-    /* ties go to the smaller row so every run picks the same pivot */
-    for (int off = 16; off > 0; off >>= 1) {
-        T ov = __shfl_down_sync(0xffffffffu, v, off);
-        int orow = __shfl_down_sync(0xffffffffu, row, off);
-        if (ov > v || (ov == v && orow < row)) {
-            v = ov;
-            row = orow;
-        }
-    }
-    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (lane == 0) {
-        sv[warp] = v;
-        sr[warp] = row;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        int nw = blockDim.x >> 5;
-        v = lane < nw ? sv[lane] : (T)-1;
-        row = lane < nw ? sr[lane] : INT_MAX;
-        for (int off = 16; off > 0; off >>= 1) {
-            T ov = __shfl_down_sync(0xffffffffu, v, off);
-            int orow = __shfl_down_sync(0xffffffffu, row, off);
-            if (ov > v || (ov == v && orow < row)) {
-                v = ov;
-                row = orow;
-            }
-        }
-        if (lane == 0) {
-            sv[0] = v;
-            sr[0] = row;
-        }
-    }
-    __syncthreads();
-    v = sv[0];
-    row = sr[0];
-    __syncthreads();
-}
 
 /* Rows [j0, m) x columns [j0, j0+w) of A; block b owns rows
  * [j0 + b*R, j0 + (b+1)*R). pub: 2 halves of G*(w+1) T values (candidate
@@ -160,34 +120,7 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         if (b == 0 && threadIdx.x == 0)
             ipiv[gk] = brow + 1;
         __syncthreads();
-        if (brow != gk && threadIdx.x < w) {
-            if (gk >= r0 && gk < r0 + nr)
-                s[threadIdx.x * R + (gk - r0)] = pivrow[threadIdx.x];
-            if (brow >= r0 && brow < r0 + nr)
-                s[threadIdx.x * R + (brow - r0)] = krow[half * w + threadIdx.x];
-        }
-        __syncthreads();
-        /* multipliers for the rows below the pivot, then the rank-1 update
-         * spread over (row, column) pairs so no thread walks a whole row */
-        const T piv = pivrow[k];
-        const int r1 = gk + 1 - r0 > 0 ? gk + 1 - r0 : 0, rows = nr - r1, cols = w - k - 1;
-        for (int r = r1 + threadIdx.x; r < nr; r += blockDim.x)
-            s[k * R + r] /= piv; /* division, not a reciprocal: tiny pivots stay finite */
-        __syncthreads();
-        if (rows > 0 && cols > 0) {
-            const int step_c = blockDim.x / rows, step_r = blockDim.x - step_c * rows;
-            int c = threadIdx.x / rows, r = threadIdx.x - c * rows;
-            for (; c < cols; c += step_c, r += step_r) {
-                if (r >= rows) {
-                    r -= rows;
-                    c++;
-                    if (c >= cols)
-                        break;
-                }
-                s[(k + 1 + c) * R + r1 + r] -= s[k * R + r1 + r] * pivrow[k + 1 + c];
-            }
-        }
-        __syncthreads();
+        lsk_leaf_eliminate(s, R, nr, r0, k, w, gk, brow, (const T *)pivrow, krow + half * w);
     }
 
     for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
@@ -195,60 +128,13 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         A[(long long)(r0 + r) + (long long)(j0 + c) * lda] = s[c * R + r];
     }
 
-    /* Block 0 turns the w interchanges into row moves for the other
-     * columns: rows[e] receives the content of row src[e]. Only block 0
-     * wrote ipiv, so no grid barrier is needed here. */
+    /* Block 0 turns the interchanges into row moves for the other columns.
+     * Only block 0 wrote ipiv, so no grid barrier is needed here. */
     if (b != 0)
         return;
     __syncthreads();
-    if (threadIdx.x >= 32)
-        return;
-    __shared__ int rows[2 * LSK_COOP_MAXW], src[2 * LSK_COOP_MAXW];
-    __shared__ int cnt;
-    const int lane = threadIdx.x;
-    if (lane == 0)
-        cnt = 0;
-    __syncwarp();
-    for (int k = 0; k < w; k++) {
-        int a = j0 + k, p = ipiv[j0 + k] - 1;
-        if (p == a)
-            continue;
-        int ia = -1, ip = -1;
-        for (int e = lane; e < cnt; e += 32) {
-            if (rows[e] == a) ia = e;
-            if (rows[e] == p) ip = e;
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            ia = max(ia, __shfl_xor_sync(0xffffffffu, ia, off));
-            ip = max(ip, __shfl_xor_sync(0xffffffffu, ip, off));
-        }
-        if (lane == 0) {
-            if (ia < 0) {
-                ia = cnt++;
-                rows[ia] = a;
-                src[ia] = a;
-            }
-            if (ip < 0) {
-                ip = cnt++;
-                rows[ip] = p;
-                src[ip] = p;
-            }
-            int t = src[ia];
-            src[ia] = src[ip];
-            src[ip] = t;
-        }
-        __syncwarp();
-    }
-    int n_moves = 0;
-    if (lane == 0) {
-        for (int e = 0; e < cnt; e++)
-            if (rows[e] != src[e]) {
-                pairs[1 + 2 * n_moves] = rows[e];
-                pairs[2 + 2 * n_moves] = src[e];
-                n_moves++;
-            }
-        pairs[0] = n_moves;
-    }
+    if (threadIdx.x < 32)
+        lsk_leaf_moves(ipiv, j0, w, pairs);
 }
 
 /* One warp per column outside [j0, j0+w): read every moved row, then write. */
@@ -336,12 +222,20 @@ extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, 
                                         dim3(LSK_COOP_THREADS), args, smem, s);
         if (e != cudaSuccess)
             return e;
-        if (ncols > w) {
-            long long threads = 32LL * (ncols - w);
-            lsk_swap_outside_kernel<T><<<lsk_blocks(threads, 256), 256, 0, s>>>(ncols, j0, w, Ap,
-                                                                               lda, pairs);
-        }
     });
+    return lsk_swap_outside(dbl, ncols, j0, w, dA, lda, pairs, s);
+}
+
+/* The leaf's row moves (pairs, on the device) applied to every column
+ * outside [j0, j0+w), one warp a column, in one launch. */
+extern "C" cudaError_t lsk_swap_outside(int dbl, int ncols, int j0, int w, void *dA, int lda,
+                                        const int *pairs, cudaStream_t s)
+{
+    if (ncols <= w)
+        return cudaSuccess;
+    long long threads = 32LL * (ncols - w);
+    LSK_DISPATCH(dbl, lsk_swap_outside_kernel<T><<<lsk_blocks(threads, 256), 256, 0, s>>>(
+                          ncols, j0, w, (T *)dA, lda, pairs));
     return cudaGetLastError();
 }
 

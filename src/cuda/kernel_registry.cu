@@ -4,7 +4,7 @@
  * read-only afterwards). */
 #include "kernels.h"
 
-#define LSK_REG_FILES 9
+#define LSK_REG_FILES 10
 
 struct lsk_registry_table {
     ls_cuda_kernel_desc desc[2][LSK_REG_FILES * LSK_REG_MAX];
@@ -16,7 +16,8 @@ static lsk_registry_table lsk_registry_build()
     typedef int (*fill_fn)(int, ls_cuda_kernel_desc *);
     static const fill_fn files[LSK_REG_FILES] = {lsk_reg_layout,   lsk_reg_pivot, lsk_reg_ge,
                                                  lsk_reg_trisolve, lsk_reg_luseed, lsk_reg_lu,
-                                                 lsk_reg_bicgstab, lsk_reg_gemm, lsk_reg_coop};
+                                                 lsk_reg_bicgstab, lsk_reg_gemm, lsk_reg_coop,
+                                                 lsk_reg_cluster};
     lsk_registry_table t;
     for (int prec = 0; prec < 2; prec++) {
         int dbl = prec == 0; /* LS_DOUBLE = 0, LS_SINGLE = 1 */

@@ -106,6 +106,24 @@ size_t lsk_panel_coop_scratch(int dbl, int G);
 cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
                            int *d_ipiv, int *d_info, void *scratch, int G, int R,
                            cudaStream_t s);
+/* The leaf's row moves applied to the columns outside [j0, j0+w). */
+cudaError_t lsk_swap_outside(int dbl, int ncols, int j0, int w, void *dA, int lda,
+                             const int *pairs, cudaStream_t s);
+
+/* ---- thread-block cluster LU leaf (k_panel_cluster.cu, sm_90) ---- */
+#define LSK_CLUSTER_MAX 8                 /* blocks of a cluster (portable size) */
+#define LSK_CLUSTER_MAX_SMEM (200 * 1024) /* panel slice per block, bytes */
+#define LSK_LEAF_PAIRS (1 + 4 * LSK_COOP_MAXW) /* ints of a leaf's move list */
+/* Blocks G (one cluster) and rows per block R for a leaf of `rows` rows; 0
+ * when the rows do not fit LSK_CLUSTER_MAX blocks' shared memory. */
+int lsk_panel_cluster_shape(int dbl, int rows, int w, int *R);
+/* 1 when the device can run the largest cluster leaf (sm_90 and up). */
+int lsk_panel_cluster_usable(int dbl);
+/* Factor the leaf (as lsk_panel_coop) with one cluster of G blocks, then
+ * apply its interchanges outside it; d_pairs: LSK_LEAF_PAIRS ints. */
+cudaError_t lsk_panel_cluster(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                              int *d_ipiv, int *d_info, int *d_pairs, int G, int R,
+                              cudaStream_t s);
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm, const void *src,
                              int ldsrc, void *dst, int lddst, cudaStream_t s);
@@ -137,6 +155,7 @@ int lsk_reg_trisolve(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_luseed(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_lu(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out);
+int lsk_reg_cluster(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_bicgstab(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_gemm(int dbl, ls_cuda_kernel_desc *out);
 

@@ -2,8 +2,10 @@
  * column-major matrix (LAPACK's dgetrf2 shape): the left half is factored,
  * its interchanges applied to the right half, U12 solved with cuBLAS trsm
  * and the trailing block updated with cuBLAS gemm, then the right half is
- * factored. Leaves of LSC_LU_LEAF columns run our panel kernels. Pivots and
- * info never leave the device inside the factorization: no host sync. */
+ * factored. Leaves of up to 32 columns run our panel kernels: one thread-block
+ * cluster where the leaf's rows fit it (sm_90), else one cooperative grid,
+ * else per-column kernels. Pivots and info never leave the device inside the
+ * factorization: no host sync. */
 #include "cuda_backend.h"
 #include "kernels.h"
 
@@ -26,6 +28,7 @@ typedef struct lu_run {
     int ncols;      /* all columns of A: the cooperative leaf swaps across them */
     void *scratch;  /* cooperative leaf workspace; NULL -> per-column leaf */
     int coop_max_blocks;
+    int *pairs;     /* the cluster leaf's move list (device); NULL -> no cluster leaf */
 } lu_run;
 
 static void *at(const lu_run *r, int i, int j)
@@ -99,8 +102,15 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     size_t errlen = r->errlen;
     if (r->scratch && nc <= LSK_COOP_MAXW) {
         /* one launch for the leaf, one to swap the other columns: the
-         * recursion above then needs no laswp of its own */
-        int R = 0, G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks,
+         * recursion above then needs no laswp of its own; one cluster when
+         * the rows fit it (hardware barrier), else a cooperative grid */
+        int R = 0, G = r->pairs ? lsk_panel_cluster_shape(r->dbl, r->m - j0, nc, &R) : 0;
+        if (G > 0) {
+            LSC_CUDA(lsk_panel_cluster(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
+                                       r->d_info, r->pairs, G, R, r->c->stream));
+            return 0;
+        }
+        G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks,
                                             r->c->prop.multiProcessorCount, &R);
         LSC_CUDA(G > 0 ? lsk_panel_coop(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
                                         r->d_info, r->scratch, G, R, r->c->stream)
@@ -137,35 +147,62 @@ static int coop_max_blocks(const ls_cuda_ctx *c)
     return g > 0 && g < sms ? g : sms;
 }
 
-/* Blocks of the first (tallest) cooperative leaf, or 0 when the per-column
- * leaf must run: the cooperative launch needs every block resident (one per
- * SM) and the slice in shared memory; LS_CUDA_LU_LEAF=column forces it off
- * (for comparisons). */
-static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
+static const char *leaf_choice(void)
 {
     const char *leaf = getenv("LS_CUDA_LU_LEAF");
+    return leaf ? leaf : "auto";
+}
+
+/* Blocks of the first (tallest) cooperative leaf, or 0 when the per-column
+ * leaf must run: the cooperative launch needs every block resident (one per
+ * SM) and the slice in shared memory. LS_CUDA_LU_LEAF=column|coop|cluster
+ * forces a leaf (for comparisons; default: cluster where the rows fit,
+ * cooperative above that). */
+static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
+{
     size_t es = dbl ? sizeof(double) : sizeof(float);
     int R = 0, G = lsk_panel_coop_shape(dbl, m, LSK_COOP_MAXW, coop_max_blocks(c),
                                           c->prop.multiProcessorCount, &R);
-    if (!c->prop.cooperativeLaunch || G <= 0 || (leaf && !strcmp(leaf, "column")) ||
+    if (!c->prop.cooperativeLaunch || G <= 0 || !strcmp(leaf_choice(), "column") ||
         (size_t)R * LSK_COOP_MAXW * es + 4096 > c->prop.sharedMemPerBlockOptin)
         return 0;
     return G;
 }
 
-static const char *lsc_lu_leaf_kind(const ls_cuda_ctx *c, int dbl, int n)
+/* Whether the cluster leaf serves the leaves whose rows fit one cluster. */
+static int use_cluster(ls_cuda_ctx *c, int dbl)
 {
-    return coop_blocks(c, dbl, n) ? "cooperative" : "per-column";
+    const char *leaf = leaf_choice();
+    if (strcmp(leaf, "auto") && strcmp(leaf, "cluster"))
+        return 0;
+    signed char *known = &c->lu_cluster[dbl ? 0 : 1];
+    if (*known == 0)
+        *known = lsk_panel_cluster_usable(dbl) ? 1 : -1;
+    return *known > 0;
 }
 
-/* The cooperative leaf's workspace for m rows, kept in the context so that
- * repeated solves (and the timed region) allocate nothing; NULL in *ws when
- * the per-column leaf will run. */
-static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, char *err, size_t errlen)
+static const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
+{
+    int R = 0, cl = use_cluster(c, dbl), co = coop_blocks(c, dbl, n) > 0;
+    if (cl && co && lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) > 0)
+        return "cluster";
+    if (cl && co)
+        return "cooperative + cluster";
+    return co ? "cooperative" : "per-column";
+}
+
+/* The leaves' workspace for m rows (the cooperative leaf's scratch, then
+ * the cluster leaf's move list), kept in the context so that repeated solves
+ * (and the timed region) allocate nothing; NULL in *ws when the per-column
+ * leaf will run, NULL in *pairs when the cluster leaf will not. */
+static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
+                        size_t errlen)
 {
     int G = coop_blocks(c, dbl, m);
-    size_t need = G > 0 ? lsk_panel_coop_scratch(dbl, G) : 0;
+    size_t coop = G > 0 ? (lsk_panel_coop_scratch(dbl, G) + 255) / 256 * 256 : 0;
+    size_t need = G > 0 ? coop + sizeof(int) * LSK_LEAF_PAIRS : 0;
     *ws = NULL;
+    *pairs = NULL;
     if (need == 0)
         return 0;
     if (c->lu_ws_bytes < need) {
@@ -178,6 +215,8 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, char *err, si
         c->lu_ws_bytes = need;
     }
     *ws = c->lu_ws;
+    if (use_cluster(c, dbl))
+        *pairs = (int *)((char *)c->lu_ws + coop);
     return 0;
 }
 
@@ -186,10 +225,10 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0};
+                err, errlen, n, NULL, 0, NULL};
     if (kmin <= 0)
         return 0;
-    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, err, errlen));
+    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, err, errlen));
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
     if (n > kmin) { /* wide matrix: U's extra columns */
@@ -254,6 +293,7 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     cudaStream_t s = c->stream;
     void *dA = NULL, *dB = NULL, *dW = NULL, *ws = NULL;
     int *d_ipiv = NULL, *d_info = NULL, *h_ipiv = NULL, *perm = NULL, *d_perm = NULL;
+    int *pairs = NULL;
 
     if (job->pivot == LS_PIVOT_NONE)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
@@ -264,7 +304,7 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_TRY(lsc_malloc((void **)&d_info, 1, sizeof(int), err, errlen));
     LSC_TRY(lsc_malloc(&dW, (size_t)n * nrhs, es, err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_perm, (size_t)n, sizeof(int), err, errlen));
-    LSC_TRY(lu_workspace(c, dbl, n, &ws, err, errlen)); /* before the clock starts */
+    LSC_TRY(lu_workspace(c, dbl, n, &ws, &pairs, err, errlen)); /* before the clock starts */
     h_ipiv = malloc(sizeof(int) * (size_t)n);
     perm = malloc(sizeof(int) * (size_t)n);
     if (!h_ipiv || !perm) {
