@@ -77,7 +77,8 @@ fi
 if want lu_leaves; then
   T="$OUTD/timing.txt"
   echo "## lu, default leaves" >>"$T"
-  run lu_leaves_default 70 "$T" "$BUILD/bin/test_cuda_solve" --time-lu 1024 2048 4096 8192 16384
+  # shellcheck disable=SC2086
+  run lu_leaves_default 70 "$T" "$BUILD/bin/test_cuda_solve" --time-lu ${LU_SIZES:-1024 2048 4096 8192 16384}
   echo "## lu, LS_CUDA_LU_LEAF=coop" >>"$T"
   run lu_leaves_coop 40 "$T" env LS_CUDA_LU_LEAF=coop "$BUILD/bin/test_cuda_solve" --time-lu 1024 4096
   grep -E "^##|lu\(time\)|failure" "$T" | tee -a "$SUM"

@@ -29,7 +29,14 @@ typedef struct lu_run {
     void *scratch;  /* cooperative leaf workspace; NULL -> per-column leaf */
     int coop_max_blocks;
     int *pairs;     /* the cluster leaf's move list (device); NULL -> no cluster leaf */
+    int cluster_rows; /* leaves of at most this many rows take the cluster leaf */
 } lu_run;
+
+/* The cluster leaf (8 blocks) beats the cooperative one (up to one block per
+ * SM) on short leaves only: H100 run 6, n = 1024: 4.33 vs 4.53 ms FP64,
+ * 3.87 vs 4.26 ms FP32; n = 4096 with cluster leaves up to 4096 rows: 24.7
+ * vs 22.2 ms. LS_CUDA_LU_LEAF=cluster lifts the limit (for measuring). */
+#define LSC_CLUSTER_ROWS 1024
 
 static void *at(const lu_run *r, int i, int j)
 {
@@ -104,7 +111,9 @@ static int lu_rec(const lu_run *r, int j0, int nc)
         /* one launch for the leaf, one to swap the other columns: the
          * recursion above then needs no laswp of its own; one cluster when
          * the rows fit it (hardware barrier), else a cooperative grid */
-        int R = 0, G = r->pairs ? lsk_panel_cluster_shape(r->dbl, r->m - j0, nc, &R) : 0;
+        int R = 0, G = r->pairs && r->m - j0 <= r->cluster_rows
+                           ? lsk_panel_cluster_shape(r->dbl, r->m - j0, nc, &R)
+                           : 0;
         if (G > 0) {
             LSC_CUDA(lsk_panel_cluster(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
                                        r->d_info, r->pairs, G, R, r->c->stream));
@@ -184,7 +193,7 @@ static int use_cluster(ls_cuda_ctx *c, int dbl)
 static const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
 {
     int R = 0, cl = use_cluster(c, dbl), co = coop_blocks(c, dbl, n) > 0;
-    if (cl && co && lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) > 0)
+    if (cl && co && n <= LSC_CLUSTER_ROWS && lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) > 0)
         return "cluster";
     if (cl && co)
         return "cooperative + cluster";
@@ -225,10 +234,11 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0, NULL};
+                err, errlen, n, NULL, 0, NULL, 0};
     if (kmin <= 0)
         return 0;
     LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, err, errlen));
+    r.cluster_rows = strcmp(leaf_choice(), "cluster") ? LSC_CLUSTER_ROWS : m;
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
     if (n > kmin) { /* wide matrix: U's extra columns */
