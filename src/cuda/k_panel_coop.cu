@@ -39,16 +39,29 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
     __shared__ int win_r;
     const int G = gridDim.x, b = blockIdx.x;
     const int r0 = j0 + b * R;
-    const int nr = lsk_leaf_rows(m, r0, R);
+    int nr = m - r0;
+    nr = nr < 0 ? 0 : (nr > R ? R : nr);
 
-    lsk_leaf_load(s, R, (const T *)A, lda, r0, j0, nr, w);
+    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
+        int c = idx / nr, r = idx - c * nr;
+        s[c * R + r] = A[(long long)(r0 + r) + (long long)(j0 + c) * lda];
+    }
+    __syncthreads();
 
     for (int k = 0; k < w; k++) {
         const int gk = j0 + k, half = k & 1;
         T *cand = pub + (size_t)half * G * w;
-        T v;
-        int row;
-        lsk_leaf_candidate((const T *)s, R, nr, r0, k, gk, v, row, red_v, red_r);
+        T v = (T)-1;
+        int row = INT_MAX;
+        const int rk = gk - r0 > 0 ? gk - r0 : 0; /* first local row still active */
+        for (int r = rk + threadIdx.x; r < nr; r += blockDim.x) {
+            T a = lsk_abs(s[k * R + r]);
+            if (a > v) { /* r ascending per thread: first max kept */
+                v = a;
+                row = r0 + r;
+            }
+        }
+        lsk_block_argmax(v, row, red_v, red_r);
         if (threadIdx.x == 0) {
             prow[half * G + b] = row;
             ((T *)(prow + 2 * G))[half * G + b] = v; /* values live after the rows */
@@ -74,7 +87,14 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
                     brow = orow;
                 }
             }
-            lsk_warp_argmax(bv, brow);
+            for (int off = 16; off > 0; off >>= 1) {
+                T ov = __shfl_xor_sync(0xffffffffu, bv, off);
+                int orow = __shfl_xor_sync(0xffffffffu, brow, off);
+                if (ov > bv || (ov == bv && orow < brow)) {
+                    bv = ov;
+                    brow = orow;
+                }
+            }
             if (threadIdx.x == 0) {
                 win_v = bv;
                 win_r = brow;
@@ -86,7 +106,12 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         bv = win_v;
         brow = win_r;
         if (brow == INT_MAX || bv == (T)0) {
-            lsk_leaf_zero_column(b, gk, ipiv, info);
+            /* LAPACK: an exactly zero column gets ipiv = k and no scaling */
+            if (b == 0 && threadIdx.x == 0) {
+                ipiv[gk] = gk + 1;
+                if (*info == 0)
+                    *info = gk + 1;
+            }
             continue;
         }
         bwin = (brow - j0) / R;
@@ -98,8 +123,18 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
         lsk_leaf_eliminate(s, R, nr, r0, k, w, gk, brow, (const T *)pivrow, krow + half * w);
     }
 
-    /* Only block 0 wrote ipiv, so the row moves need no grid barrier. */
-    lsk_leaf_finish((const T *)s, R, A, lda, r0, j0, nr, w, b, ipiv, pairs);
+    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
+        int c = idx / nr, r = idx - c * nr;
+        A[(long long)(r0 + r) + (long long)(j0 + c) * lda] = s[c * R + r];
+    }
+
+    /* Block 0 turns the interchanges into row moves for the other columns.
+     * Only block 0 wrote ipiv, so no grid barrier is needed here. */
+    if (b != 0)
+        return;
+    __syncthreads();
+    if (threadIdx.x < 32)
+        lsk_leaf_moves(ipiv, j0, w, pairs);
 }
 
 /* One warp per column outside [j0, j0+w): read every moved row, then write. */
@@ -145,8 +180,19 @@ extern "C" size_t lsk_panel_coop_scratch(int dbl, int G)
 extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks,
                                     int *R)
 {
-    return lsk_leaf_shape(dbl ? sizeof(double) : sizeof(float), rows, w, want_blocks, max_blocks,
-                          LSK_COOP_MAX_SMEM, R);
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    int fit = (int)(LSK_COOP_MAX_SMEM / ((size_t)w * es)); /* rows a block can hold */
+    int G = (rows + 31) / 32, need = (rows + fit - 1) / fit;
+    if (G > want_blocks)
+        G = want_blocks;
+    if (G < need)
+        G = need;
+    if (G < 1)
+        G = 1;
+    *R = (rows + G - 1) / G;
+    if (G > max_blocks || (size_t)(*R) * w * es > LSK_COOP_MAX_SMEM)
+        return 0;
+    return G;
 }
 
 extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,

@@ -10,28 +10,21 @@
 #include "k_common.cuh"
 #include "kernels.h"
 
-/* (largest value, then smallest row) over a warp, the result in every lane:
- * a total order (ties to the smaller row, as idamax), so any reduction order
- * gives every block the same winner. */
+/* (largest value, then smallest row) over the block: ties go to the smaller
+ * row so every run picks the same pivot (as idamax). All threads get it. */
 template <typename T>
-__device__ void lsk_warp_argmax(T &v, int &row)
+__device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
 {
+    /* ties go to the smaller row so every run picks the same pivot */
     for (int off = 16; off > 0; off >>= 1) {
-        T ov = __shfl_xor_sync(0xffffffffu, v, off);
-        int orow = __shfl_xor_sync(0xffffffffu, row, off);
+        T ov = __shfl_down_sync(0xffffffffu, v, off);
+        int orow = __shfl_down_sync(0xffffffffu, row, off);
         if (ov > v || (ov == v && orow < row)) {
             v = ov;
             row = orow;
         }
     }
-}
-
-/* The same over the block (sv, sr: one slot a warp); all threads get it. */
-template <typename T>
-__device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
-{
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    lsk_warp_argmax(v, row);
     if (lane == 0) {
         sv[warp] = v;
         sr[warp] = row;
@@ -41,7 +34,14 @@ __device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
         int nw = blockDim.x >> 5;
         v = lane < nw ? sv[lane] : (T)-1;
         row = lane < nw ? sr[lane] : INT_MAX;
-        lsk_warp_argmax(v, row);
+        for (int off = 16; off > 0; off >>= 1) {
+            T ov = __shfl_down_sync(0xffffffffu, v, off);
+            int orow = __shfl_down_sync(0xffffffffu, row, off);
+            if (ov > v || (ov == v && orow < row)) {
+                v = ov;
+                row = orow;
+            }
+        }
         if (lane == 0) {
             sv[0] = v;
             sr[0] = row;
@@ -51,83 +51,6 @@ __device__ void lsk_block_argmax(T &v, int &row, T *sv, int *sr)
     v = sv[0];
     row = sr[0];
     __syncthreads();
-}
-
-/* Rows the block holds: those of [r0, r0+R) that lie above m. */
-__device__ inline int lsk_leaf_rows(int m, int r0, int R)
-{
-    int nr = m - r0;
-    return nr < 0 ? 0 : (nr > R ? R : nr);
-}
-
-/* The block's slice (rows [r0, r0+nr) of columns [j0, j0+w) of A) into
- * shared memory, and back. */
-template <typename T>
-__device__ void lsk_leaf_load(T *s, int R, const T *A, int lda, int r0, int j0, int nr, int w)
-{
-    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
-        int c = idx / nr, r = idx - c * nr;
-        s[c * R + r] = A[(long long)(r0 + r) + (long long)(j0 + c) * lda];
-    }
-    __syncthreads();
-}
-template <typename T>
-__device__ void lsk_leaf_store(const T *s, int R, T *A, int lda, int r0, int j0, int nr, int w)
-{
-    for (int idx = threadIdx.x; idx < nr * w; idx += blockDim.x) {
-        int c = idx / nr, r = idx - c * nr;
-        A[(long long)(r0 + r) + (long long)(j0 + c) * lda] = s[c * R + r];
-    }
-}
-
-/* The block's pivot candidate for column k (global gk): largest |a| over its
- * rows at or below gk, first such row; (-1, INT_MAX) when it has none. */
-template <typename T>
-__device__ void lsk_leaf_candidate(const T *s, int R, int nr, int r0, int k, int gk, T &v,
-                                   int &row, T *sv, int *sr)
-{
-    v = (T)-1;
-    row = INT_MAX;
-    const int rk = gk - r0 > 0 ? gk - r0 : 0; /* first local row still active */
-    for (int r = rk + threadIdx.x; r < nr; r += blockDim.x) {
-        T a = lsk_abs(s[k * R + r]);
-        if (a > v) { /* r ascending per thread: first max kept */
-            v = a;
-            row = r0 + r;
-        }
-    }
-    lsk_block_argmax(v, row, sv, sr);
-}
-
-/* LAPACK: an exactly zero column gets ipiv = k and no scaling; info is the
- * first such column (block 0 writes both). */
-__device__ inline void lsk_leaf_zero_column(int b, int gk, int *ipiv, int *info)
-{
-    if (b == 0 && threadIdx.x == 0) {
-        ipiv[gk] = gk + 1;
-        if (*info == 0)
-            *info = gk + 1;
-    }
-}
-
-/* Host: blocks G and rows per block R for a leaf of `rows` rows: about 32
- * rows a block, at most want blocks unless a slice of max_smem bytes needs
- * more; 0 when more than max_blocks would be needed. */
-static inline int lsk_leaf_shape(size_t es, int rows, int w, int want, int max_blocks,
-                                 size_t max_smem, int *R)
-{
-    int fit = (int)(max_smem / ((size_t)w * es)); /* rows a block can hold */
-    int G = (rows + 31) / 32, need = (rows + fit - 1) / fit;
-    if (G > want)
-        G = want;
-    if (G < need)
-        G = need;
-    if (G < 1)
-        G = 1;
-    *R = (rows + G - 1) / G;
-    if (G > max_blocks || (size_t)(*R) * w * es > max_smem)
-        return 0;
-    return G;
 }
 
 /* Column k of the leaf (global column gk), once every block knows the pivot
@@ -218,20 +141,6 @@ __device__ inline void lsk_leaf_moves(const int *ipiv, int j0, int w, int *pairs
             }
         pairs[0] = n_moves;
     }
-}
-
-/* End of a leaf kernel: the slice back to A, then block 0 (the one that
- * wrote ipiv) lists the row moves for the columns outside the leaf. */
-template <typename T>
-__device__ void lsk_leaf_finish(const T *s, int R, T *A, int lda, int r0, int j0, int nr, int w,
-                                int b, const int *ipiv, int *pairs)
-{
-    lsk_leaf_store(s, R, A, lda, r0, j0, nr, w);
-    if (b != 0)
-        return;
-    __syncthreads();
-    if (threadIdx.x < 32)
-        lsk_leaf_moves(ipiv, j0, w, pairs);
 }
 
 #endif
