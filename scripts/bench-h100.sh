@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # One command, on a bare GPU machine: build linsolve with the CUDA backend and
 # produce the measurement tables of the seeds, the roofline, the peer
-# comparison and the metrics. Designed to finish in about 9 minutes on an
-# H100: every step runs under its own `timeout`, sizes whose predicted time
+# comparison and the metrics, in about 11 minutes on an H100 (run 4: build
+# 13 s, metrics + roofline 35 s, peers 161 s, seed003 98 s, seed002 ~10 s;
+# cudatable ~180 s, opencl ~80 s). Every step runs under its own `timeout`
+# (and BUDGET_S bounds the whole), sizes whose predicted time
 # passes --time-limit are skipped (and the output says so), and a step that
 # fails or runs out of time leaves the others standing.
 #
 # usage: scripts/bench-h100.sh [OUTDIR]
 #   OUTDIR   default: $OUT if set (device tool), else bench/results/h100
 #   STEPS    env, steps to run (default: machine metrics roofline peers seed003 seed002
-#            cudatable opencl; seed000 is the ge-* part of cudatable). About 12
-#            minutes in all; under the device tool's 10-minute limit run it as
-#            two calls: STEPS="machine metrics roofline peers seed002" and
-#            STEPS="machine seed003 cudatable opencl", each into its own OUTDIR.
+#            cudatable opencl; seed000 is the ge-* part of cudatable). Under
+#            the device tool's 10-minute limit run it as two calls, each into
+#            its own OUTDIR: STEPS="machine metrics roofline peers seed003
+#            seed002" (about 5.5 minutes) and STEPS="machine cudatable opencl".
 #   JOBS     env, build parallelism (default: nproc)
 #   BUDGET_S env, seconds for the whole script: a step never runs past it and
 #            one with under 15 s left is skipped (and the log says so)
@@ -131,7 +133,7 @@ fi
 # Issue 3's first timing table: every CUDA method, FP32 and FP64, n = 1024..8192
 # (bicgstab on a diagonally dominant matrix; it is judged by its residual).
 if want cudatable; then
-  step cudatable 150 "$LS" bench --backends cuda \
+  step cudatable 200 "$LS" bench --backends cuda \
     --methods ge-naive,ge-blocked,ge-coalesced,lu-seed,gj1,gj2,lu,bicgstab \
     --sizes 512,1024,2048,4096,8192 --precision single,double --repeat 1 --rotate 1 \
     --time-limit 6 --baseline-time-limit 2 --no-peers --format csv
