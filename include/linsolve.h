@@ -180,9 +180,15 @@ typedef struct ls_options {
     int check;              /**< compute the scaled residual (default 1) */
     ls_progress_fn progress; /**< optional: called on long work */
     void *progress_arg;
+    int refine;             /**< 1 (default): a checked direct solve with partial pivoting
+                                 whose scaled residual exceeds 30 gets up to 4 steps of
+                                 iterative refinement (each a new solve of A D = B - A X
+                                 with the same method), counted in ls_report.iterations
+                                 and said in its message; 0: the method's answer as is */
 } ls_options;
 
-/** Fill defaults: auto, double, partial pivoting, rtol automatic, 2000 its. */
+/** Fill defaults: auto, double, partial pivoting, rtol automatic, 2000 its,
+ *  check and refine on. */
 LS_API void ls_options_init(ls_options *opt);
 
 typedef struct ls_report {

@@ -47,6 +47,9 @@ static void solve_help(FILE *out)
             "                       backend's first; OpenCL prefers a GPU)\n"
             "  --precision P        double (default) | single: the working precision\n"
             "  --pivot P            partial (default) | none (study mode, no row swaps)\n"
+            "  --no-refine          keep a direct method's own answer: by default one\n"
+            "                       whose residual exceeds 30 gets up to 4 steps of\n"
+            "                       iterative refinement (new solves of A D = B - A X)\n"
             "  --rtol R             iterative: stop when ||r||/||b|| <= R (default: 10 sqrt(n) eps,\n"
             "                       enough for a scaled residual <= 10)\n"
             "  --atol A             iterative: stop when ||r|| <= A (default 0)\n"
@@ -133,6 +136,8 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
                 ls_cli_usage_error(cmd, "unknown pivoting '%s' (partial, none)", val);
                 return -1;
             }
+        } else if (!strcmp(arg, "--no-refine")) {
+            a->opt.refine = 0;
         } else if (!strcmp(arg, "--rtol") || !strcmp(arg, "--atol")) {
             double *dst = arg[2] == 'r' ? &a->opt.rtol : &a->opt.atol;
             if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
