@@ -113,6 +113,12 @@ LS_API const char *ls_method_description(ls_method m);
 LS_API int ls_method_parse(const char *name, ls_method *out);
 LS_API const char *ls_backend_name(ls_backend_kind b);
 LS_API int ls_backend_parse(const char *name, ls_backend_kind *out);
+/**
+ * Describe the LAPACK that the CPU `lapack` method calls: the shared object
+ * that provides dgetrf_ in this process and, when it is OpenBLAS, its build
+ * configuration and threading. @return 0, or LS_EUNAVAIL (buf says why).
+ */
+LS_API int ls_lapack_library(char *buf, size_t len);
 LS_API const char *ls_precision_name(ls_precision p);
 LS_API int ls_precision_parse(const char *name, ls_precision *out);
 

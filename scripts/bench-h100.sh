@@ -68,6 +68,7 @@ if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON \
 fi
 LS="$BUILD/bin/linsolve"
 export OMP_WAIT_POLICY=passive   # idle OpenMP threads must not steal OpenBLAS's cores
+. "$ROOT/scripts/openblas-coretype.sh"   # OpenBLAS at its best (see there)
 log "built: $LS"
 
 step() { # name timeout_s command...   (LIMIT_PCT scales every limit, default 100)

@@ -55,6 +55,7 @@ export PATH="$(dirname "$NVCC"):$PATH"
 CUDA_DIR=$(cd "$(dirname "$NVCC")/.." && pwd)
 export LD_LIBRARY_PATH="$CUDA_DIR/lib64:$LD_LIBRARY_PATH"
 export OMP_WAIT_POLICY=PASSIVE
+. "$ROOT/scripts/openblas-coretype.sh"   # OpenBLAS at its best (see there)
 
 BUILDLOG="$OUTD/build.txt"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON -DLS_WITH_OPENCL=ON \

@@ -298,11 +298,9 @@ static int cpu_print_info(void *bctx, FILE *out)
     fprintf(out, "  model:              %s\n", c->model);
     fprintf(out, "  hardware threads:   %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
     fprintf(out, "  OpenMP max threads: %d\n", omp_get_max_threads());
-#ifdef LS_HAVE_LAPACKE
-    fprintf(out, "  LAPACKE/OpenBLAS:   linked\n");
-#else
-    fprintf(out, "  LAPACKE/OpenBLAS:   not linked (method lapack unavailable)\n");
-#endif
+    char lapack[512];
+    ls_lapack_library(lapack, sizeof lapack);
+    fprintf(out, "  LAPACK (lapack):    %s\n", lapack);
     fprintf(out, "  methods:            %s\n", LS_CPU_METHODS);
     return 0;
 }

@@ -101,6 +101,9 @@ def bench_json(exe, work):
          "-o", path])
     doc = json.load(open(path))
     check("cpu" in doc["machine"], "machine header names the cpu")
+    # the OpenBLAS baseline is named for what it is: the library behind dgetrf_
+    check("dgetrf_ from" in str(doc["machine"].get("cpu_lapack", "")),
+          "machine header names the LAPACK library (%s)" % doc["machine"].get("cpu_lapack"))
     rows = doc["tables"][0]["rows"]
     check(len(rows) >= 5, "json: %d rows for --methods all" % len(rows))
     check_bench_rows([{k: ("-" if v is None else str(v)) for k, v in r.items()} for r in rows],

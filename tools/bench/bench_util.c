@@ -287,6 +287,9 @@ void ls_bench_machine_header(ls_out *o, ls_context *ctx)
     cpu_model(buf, sizeof buf);
     ls_out_machine(o, "cpu", "%s", buf);
     ls_out_machine(o, "cpu_cores", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    char lapack[512];
+    ls_lapack_library(lapack, sizeof lapack);
+    ls_out_machine(o, "cpu_lapack", "%s", lapack);
     ls_out_machine(o, "linsolve", "%d.%d.%d", LS_VERSION_MAJOR, LS_VERSION_MINOR,
                    LS_VERSION_PATCH);
     if (!ctx)
