@@ -40,14 +40,5 @@ static void ls_hist_set(ls_hist_buf *h, int it, double value)
         h->len = it;
 }
 
-#define REAL double
-#define SFX d
-#include "bicgstab_impl.h"
-#undef REAL
-#undef SFX
-
-#define REAL float
-#define SFX s
-#include "bicgstab_impl.h"
-#undef REAL
-#undef SFX
+#define LS_REAL_IMPL "bicgstab_impl.h"
+#include "instantiate_real.h"

@@ -7,14 +7,5 @@
 
 #include "cpu_internal.h"
 
-#define REAL double
-#define SFX d
-#include "elim_impl.h"
-#undef REAL
-#undef SFX
-
-#define REAL float
-#define SFX s
-#include "elim_impl.h"
-#undef REAL
-#undef SFX
+#define LS_REAL_IMPL "elim_impl.h"
+#include "instantiate_real.h"

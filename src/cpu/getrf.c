@@ -6,17 +6,8 @@
 #include "cpu.h"
 #include "cpu_internal.h"
 
-#define REAL double
-#define SFX d
-#include "getrf_impl.h"
-#undef REAL
-#undef SFX
-
-#define REAL float
-#define SFX s
-#include "getrf_impl.h"
-#undef REAL
-#undef SFX
+#define LS_REAL_IMPL "getrf_impl.h"
+#include "instantiate_real.h"
 
 int ls_ref_dgetrf(int m, int n, double *A, int lda, int *ipiv)
 {
