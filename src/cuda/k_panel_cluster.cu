@@ -141,19 +141,8 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
 
 extern "C" int lsk_panel_cluster_shape(int dbl, int rows, int w, int *R)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    int fit = (int)(LSK_CLUSTER_MAX_SMEM / ((size_t)w * es)); /* rows a block can hold */
-    int G = (rows + 31) / 32, need = (rows + fit - 1) / fit;
-    if (G > LSK_CLUSTER_MAX)
-        G = LSK_CLUSTER_MAX;
-    if (G < need)
-        G = need;
-    if (G < 1)
-        G = 1;
-    *R = (rows + G - 1) / G;
-    if (G > LSK_CLUSTER_MAX || (size_t)(*R) * w * es > LSK_CLUSTER_MAX_SMEM)
-        return 0;
-    return G;
+    return lsk_leaf_shape(dbl ? sizeof(double) : sizeof(float), rows, w, LSK_CLUSTER_MAX,
+                          LSK_CLUSTER_MAX, LSK_CLUSTER_MAX_SMEM, R);
 }
 
 extern "C" cudaError_t lsk_panel_cluster(int dbl, int m, int ncols, int j0, int w, void *dA,

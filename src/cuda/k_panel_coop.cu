@@ -180,19 +180,8 @@ extern "C" size_t lsk_panel_coop_scratch(int dbl, int G)
 extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks,
                                     int *R)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    int fit = (int)(LSK_COOP_MAX_SMEM / ((size_t)w * es)); /* rows a block can hold */
-    int G = (rows + 31) / 32, need = (rows + fit - 1) / fit;
-    if (G > want_blocks)
-        G = want_blocks;
-    if (G < need)
-        G = need;
-    if (G < 1)
-        G = 1;
-    *R = (rows + G - 1) / G;
-    if (G > max_blocks || (size_t)(*R) * w * es > LSK_COOP_MAX_SMEM)
-        return 0;
-    return G;
+    return lsk_leaf_shape(dbl ? sizeof(double) : sizeof(float), rows, w, want_blocks, max_blocks,
+                          LSK_COOP_MAX_SMEM, R);
 }
 
 extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,

@@ -90,6 +90,13 @@ cudaError_t lsk_panel_column(int dbl, int m, int j, int j0, int jb, void *dA, in
 cudaError_t lsk_panel_update(int dbl, int m, int j, int j0, int jb, void *dA, int lda,
                              cudaStream_t s);
 
+/* ---- LU leaves: launch shape (leaf_shape.c) ---- */
+/* Blocks G and rows per block R for a leaf of `rows` rows x w columns of
+ * es-byte elements: about 32 rows a block, at most want_blocks unless a
+ * slice of max_smem bytes needs more; 0 when more than max_blocks would. */
+int lsk_leaf_shape(size_t es, int rows, int w, int want_blocks, int max_blocks, size_t max_smem,
+                   int *R);
+
 /* ---- cooperative LU leaf (k_panel_coop.cu) ---- */
 #define LSK_COOP_THREADS 256           /* threads per block of the leaf */
 #define LSK_COOP_MAXW 32               /* widest leaf */
