@@ -7,7 +7,7 @@
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
-#   profile_lu (PROFILE_N), opencl_nvidia,
+#   profile_lu (PROFILE_N), refine_cuda, opencl_nvidia,
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -214,6 +214,18 @@ for k, v in tot.most_common(15):
     print("%-60s %6d launches %10.3f ms %5.1f %%  %8.2f us each" % (k, cnt[k], v / 1e6, 100 * v / all_ns, v / cnt[k] / 1e3))
 PY
   grep -o '"times": {[^}]*}' "$OUTD/profile_lu_times.json" | tee -a "$SUM"
+fi
+# ls_solve's refinement on the GPU: CUDA gj2 (not backward stable) on
+# nnc1374 must come back refined (exit 0, "iterative refinement"), and
+# without refinement be refused (exit 4).
+if want refine_cuda; then
+  R="$OUTD/refine_cuda.txt"
+  run refine_cuda 60 "$R" "$LS" solve "$ROOT/.matrices/real/nnc1374.mtx" --backend cuda \
+    --method gj2
+  grep -q "iterative refinement" "$R" && say "refine_cuda: refined" || say "refine_cuda: NOT refined"
+  run refine_cuda_off 60 "$R" "$LS" solve "$ROOT/.matrices/real/nnc1374.mtx" --backend cuda \
+    --method gj2 --no-refine
+  grep -E "residual|message" "$R" | tee -a "$SUM"
 fi
 if want cudatable; then
   run cudatable 150 "$OUTD/cudatable.csv" "$LS" bench --backends cuda \
