@@ -71,6 +71,15 @@ static int tok_is(mm_token t, const char *word)
     return 1;
 }
 
+/* Index of t among the NULL-terminated words (case-insensitive), or -1. */
+static int tok_pick(mm_token t, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (tok_is(t, words[i]))
+            return i;
+    return -1;
+}
+
 static int is_integer_syntax(mm_token t)
 {
     size_t i = (t.n > 0 && (t.p[0] == '+' || t.p[0] == '-')) ? 1 : 0;
@@ -139,43 +148,38 @@ static int mm_banner(mm_reader *r, char *line, size_t len)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected object \"matrix\" in the banner, got \"%.*s\"", r->path,
                        (int)(t[1].n > 40 ? 40 : t[1].n), t[1].p);
-    if (tok_is(t[2], "coordinate"))
-        r->coordinate = 1;
-    else if (tok_is(t[2], "array"))
-        r->coordinate = 0;
-    else
+    /* banner words, in the order of their enums; the last of fields and
+     * symmetries is known but unsupported (complex) */
+    static const char *const formats[] = {"array", "coordinate", NULL};
+    static const char *const fields[] = {"real", "integer", "pattern", "complex", NULL};
+    static const char *const symmetries[] = {"general", "symmetric", "skew-symmetric",
+                                             "hermitian", NULL};
+    int format = tok_pick(t[2], formats), field = tok_pick(t[3], fields),
+        symmetry = tok_pick(t[4], symmetries);
+    if (format < 0)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected format \"coordinate\" or \"array\", got \"%.*s\"", r->path,
                        (int)(t[2].n > 40 ? 40 : t[2].n), t[2].p);
-    if (tok_is(t[3], "real"))
-        r->field = MM_REAL;
-    else if (tok_is(t[3], "integer"))
-        r->field = MM_INTEGER;
-    else if (tok_is(t[3], "pattern"))
-        r->field = MM_PATTERN;
-    else if (tok_is(t[3], "complex"))
+    if (field == 3)
         return LS_FAIL(r->err, r->errlen, LS_EUNSUPPORTED,
                        "%s:1: field \"complex\" is not supported (real, integer or pattern only)",
                        r->path);
-    else
+    if (field < 0)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected field real, integer, pattern or complex, got \"%.*s\"",
                        r->path, (int)(t[3].n > 40 ? 40 : t[3].n), t[3].p);
-    if (tok_is(t[4], "general"))
-        r->symmetry = MM_GENERAL;
-    else if (tok_is(t[4], "symmetric"))
-        r->symmetry = MM_SYMMETRIC;
-    else if (tok_is(t[4], "skew-symmetric"))
-        r->symmetry = MM_SKEW;
-    else if (tok_is(t[4], "hermitian"))
+    if (symmetry == 3)
         return LS_FAIL(r->err, r->errlen, LS_EUNSUPPORTED,
                        "%s:1: symmetry \"hermitian\" is not supported (complex matrices only)",
                        r->path);
-    else
+    if (symmetry < 0)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected symmetry general, symmetric, skew-symmetric or hermitian, "
                        "got \"%.*s\"",
                        r->path, (int)(t[4].n > 40 ? 40 : t[4].n), t[4].p);
+    r->coordinate = format == 1;
+    r->field = (enum mm_field)field;
+    r->symmetry = (enum mm_symmetry)symmetry;
     if (!r->coordinate && r->field == MM_PATTERN)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected field real or integer with format array (pattern is only "
