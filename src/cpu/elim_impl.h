@@ -148,10 +148,33 @@ static void FN(gj1_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int ld
     FN(update_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
 }
 
-/* Gauss-Jordan model 1, phase 1: forward elimination to upper triangular
- * over [A|B] (the same arithmetic as ge, but OpenMP over rows). */
-int FN(ls_cpu_gj1_forward)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
-                           int pivot)
+/* Gauss-Jordan's pivot loop, both models: per pivot, the pivot step (one
+ * thread; model 2 also normalises the pivot row), then the rows it clears
+ * shared among the threads -- model 1: the rows below it (forward
+ * elimination to upper triangular over [A|B], ge's arithmetic); model 2:
+ * every other row. The last GJ_SEQ_TAIL pivots run outside the parallel
+ * region. Returns info (the first zero pivot's column). */
+static void FN(gj2_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int lda, REAL *B,
+                         int ldb);
+static void FN(gj2_normalise)(int n, int nrhs, int k, REAL *A, int lda, REAL *B, int ldb);
+static int FN(gj_pivot)(int model, int n, int nrhs, int k, REAL *A, int lda, REAL *B, int ldb,
+                        int *ipiv, int pivot)
+{
+    int zero = FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
+    if (!zero && model == 2)
+        FN(gj2_normalise)(n, nrhs, k, A, lda, B, ldb);
+    return zero;
+}
+static void FN(gj_rows)(int model, int n, int nrhs, int k, int lo, int hi, REAL *A, int lda,
+                        REAL *B, int ldb)
+{
+    if (model == 1)
+        FN(gj1_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+    else
+        FN(gj2_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+}
+static int FN(gj_sweep)(int model, int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
+                        int pivot)
 {
     int info = 0;
     int kpar = n - GJ_SEQ_TAIL > 0 ? n - GJ_SEQ_TAIL : 0;
@@ -160,26 +183,34 @@ int FN(ls_cpu_gj1_forward)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, 
         int zero;
 #pragma omp single copyprivate(zero)
         {
-            zero = FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
+            zero = FN(gj_pivot)(model, n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
             if (zero && !info)
                 info = k + 1;
         }
         if (zero)
             continue;
-        int parts = omp_get_num_threads(), lo, hi;
-        FN(chunk)(k + 1, n, omp_get_thread_num(), parts, &lo, &hi);
-        FN(gj1_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
+        int lo, hi;
+        FN(chunk)(model == 1 ? k + 1 : 0, n, omp_get_thread_num(), omp_get_num_threads(), &lo,
+                  &hi);
+        FN(gj_rows)(model, n, nrhs, k, lo, hi, A, lda, B, ldb);
 #pragma omp barrier
     }
     for (int k = kpar; k < n; k++) {
-        if (FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot)) {
+        if (FN(gj_pivot)(model, n, nrhs, k, A, lda, B, ldb, ipiv, pivot)) {
             if (!info)
                 info = k + 1;
             continue;
         }
-        FN(gj1_rows)(n, nrhs, k, k + 1, n, A, lda, B, ldb);
+        FN(gj_rows)(model, n, nrhs, k, model == 1 ? k + 1 : 0, n, A, lda, B, ldb);
     }
     return info;
+}
+
+/* Gauss-Jordan model 1, phase 1: forward elimination to upper triangular. */
+int FN(ls_cpu_gj1_forward)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,
+                           int pivot)
+{
+    return FN(gj_sweep)(1, n, nrhs, A, lda, B, ldb, ipiv, pivot);
 }
 
 /* Gauss-Jordan model 1, phase 2: from the last pivot up, normalise the
@@ -341,36 +372,7 @@ int FN(ls_cpu_gj2_refine)(int n, int nrhs, const REAL *A0, int lda0, const REAL 
  * implied), B as X. */
 int FN(ls_cpu_gj2)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv, int pivot)
 {
-    int info = 0;
-    int kpar = n - GJ_SEQ_TAIL > 0 ? n - GJ_SEQ_TAIL : 0;
-#pragma omp parallel if (kpar > 0)
-    for (int k = 0; k < kpar; k++) {
-        int zero;
-#pragma omp single copyprivate(zero)
-        {
-            zero = FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot);
-            if (zero && !info)
-                info = k + 1;
-            if (!zero)
-                FN(gj2_normalise)(n, nrhs, k, A, lda, B, ldb);
-        }
-        if (zero)
-            continue;
-        int parts = omp_get_num_threads(), lo, hi;
-        FN(chunk)(0, n, omp_get_thread_num(), parts, &lo, &hi);
-        FN(gj2_rows)(n, nrhs, k, lo, hi, A, lda, B, ldb);
-#pragma omp barrier
-    }
-    for (int k = kpar; k < n; k++) {
-        if (FN(pivot_step)(n, nrhs, k, A, lda, B, ldb, ipiv, pivot)) {
-            if (!info)
-                info = k + 1;
-            continue;
-        }
-        FN(gj2_normalise)(n, nrhs, k, A, lda, B, ldb);
-        FN(gj2_rows)(n, nrhs, k, 0, n, A, lda, B, ldb);
-    }
-    return info;
+    return FN(gj_sweep)(2, n, nrhs, A, lda, B, ldb, ipiv, pivot);
 }
 
 #undef GJ_SEQ_TAIL
