@@ -86,6 +86,11 @@ int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *
 /* getrf on device memory: dA (m x n, ld lda), d_ipiv (min(m,n), 1-based), d_info. */
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
                      int *d_info, char *err, size_t errlen);
+/* The lu leaves' workspace for m rows, kept in the context (getrf.c). */
+int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
+                     size_t errlen);
+/* Which leaf kernels lu runs at size n, for reports. */
+const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n);
 /* The backend's getrf slot: host arrays. */
 int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                    int *info, char *err, size_t errlen);
