@@ -91,6 +91,11 @@ int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, cha
                      size_t errlen);
 /* Which leaf kernels lu runs at size n, for reports. */
 const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n);
+/* getrs on device memory (getrs.c): op(A) X = B with the factors and the
+ * 1-based device pivots of lsc_getrf_device; trans 'N', 'T' or 'C'. Runs on
+ * c->stream with no host synchronisation. */
+int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
+                     int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen);
 /* The backend's getrf slot: host arrays. */
 int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                    int *info, char *err, size_t errlen);
