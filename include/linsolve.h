@@ -218,7 +218,9 @@ typedef struct ls_report {
     double *history;        /**< relative residual per iteration (library-owned) */
     int history_len;
     char device[128];       /**< device the work ran on */
-    char message[256];      /**< human-readable outcome detail */
+    char message[256];      /**< human-readable outcome detail, in plain words */
+    char where[64];         /**< source location(s) of a failure ("solve.c:172"), "" if none:
+                                 kept out of message so tools can log it apart */
 } ls_report;
 
 /** Release what the library allocated inside a report (history). */

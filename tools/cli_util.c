@@ -196,3 +196,54 @@ int ls_cli_mul_size(size_t a, size_t b, size_t *out)
     *out = a * b;
     return 0;
 }
+
+int ls_cli_is_stream(const char *path) { return path && !strcmp(path, "-"); }
+
+int ls_cli_parse_format(const char *cmd, const char *text, ls_io_format *out)
+{
+    if (!strcmp(text, "mtx") || !strcmp(text, "mm")) {
+        *out = LS_IO_MM;
+    } else if (!strcmp(text, "npy")) {
+        *out = LS_IO_NPY;
+    } else {
+        ls_cli_usage_error(cmd, "--format: unknown format '%s' (mtx, npy)", text);
+        return -1;
+    }
+    return 0;
+}
+
+ls_io_format ls_cli_output_format(const char *path, ls_io_format forced)
+{
+    if (forced != LS_IO_AUTO)
+        return forced;
+    if (path && !ls_cli_is_stream(path) && ls_cli_has_suffix(path, ".npy"))
+        return LS_IO_NPY;
+    return LS_IO_MM;
+}
+
+int ls_cli_refuse_binary_tty(const char *cmd, ls_io_format fmt, const char *path)
+{
+    if (fmt != LS_IO_NPY || (path && !ls_cli_is_stream(path)) || !isatty(fileno(stdout)))
+        return 0;
+    ls_cli_usage_error(cmd, "not writing binary .npy to a terminal: redirect standard output "
+                            "or use --format mtx");
+    return -1;
+}
+
+/* LS_DEBUG is the one switch: --verbose sets it, so every part of the tool
+ * asks the same question. */
+void ls_cli_set_verbose(void) { setenv("LS_DEBUG", "1", 1); }
+
+static int debugging(void)
+{
+    const char *v = getenv("LS_DEBUG");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+const char *ls_cli_message(const char *msg, char *buf, size_t len)
+{
+    if (!msg || debugging())
+        return msg ? msg : "";
+    ls_message_split(msg, buf, len, NULL, 0);
+    return buf;
+}

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "mm_writer.h"
 
 /* Largest order gen accepts: 65536^2 doubles is already 32 GiB. */
 #define LS_GEN_MAX_N 65536
@@ -18,19 +17,21 @@ typedef struct gen_args {
     long long rhs; /* > 0: write a random n x rhs block instead */
     unsigned long long seed;
     double cond;
-    const char *out_path;
+    const char *out_path; /* NULL or "-": standard output */
+    ls_io_format format;  /* --format, LS_IO_AUTO when not given */
 } gen_args;
 
 static void gen_help(FILE *out)
 {
     fprintf(out,
-            "Usage: linsolve gen KIND -n N [-o FILE] [--seed S] [--cond C]\n"
-            "       linsolve gen -n N --rhs K [-o FILE] [--seed S]\n"
+            "Usage: linsolve gen KIND -n N [-o FILE] [--format F] [--seed S] [--cond C]\n"
+            "       linsolve gen -n N --rhs K [-o FILE] [--format F] [--seed S]\n"
             "\n"
             "Write an N x N test matrix of the given KIND, deterministic in the seed,\n"
             "as Matrix Market (array; 'coordinate real general' with only the nonzeros\n"
-            "for the sparse kinds) or as NumPy .npy when FILE ends in .npy.\n"
-            "Without -o the Matrix Market text goes to stdout.\n"
+            "for the sparse kinds) or as NumPy .npy (float64) when FILE ends in .npy.\n"
+            "Without -o, or with -o -, it goes to standard output (Matrix Market unless\n"
+            "--format npy), ready for 'linsolve solve -'.\n"
             "\n"
             "Kinds:\n");
     for (int k = 0; k < LS_GEN_COUNT_; ++k)
@@ -40,7 +41,9 @@ static void gen_help(FILE *out)
             "\n"
             "Options:\n"
             "  -n N            order of the matrix, 1 <= N <= %d (sparse kinds: N = k^2)\n"
-            "  -o, --output F  output file (.mtx or .npy)\n"
+            "  -o, --output F  output file (.mtx or .npy); '-' is standard output\n"
+            "  --format F      mtx | npy, whatever the file's extension\n"
+            "  --verbose       add the source location to error messages (LS_DEBUG=1)\n"
             "  --seed S        seed of the generator (default 1)\n"
             "  --cond C        2-norm condition number for randsvd (default 1e6)\n"
             "  --rhs K         write a random N x K right-hand side (uniform [-1,1])\n"
@@ -70,6 +73,12 @@ static int parse_gen_args(int argc, char **argv, gen_args *g)
                 return -1;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
             if (!(g->out_path = ls_cli_value(cmd, argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(arg, "--verbose")) {
+            ls_cli_set_verbose();
+        } else if (!strcmp(arg, "--format")) {
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_format(cmd, val, &g->format) != 0)
                 return -1;
         } else if (!strcmp(arg, "--seed")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
@@ -111,6 +120,8 @@ static int parse_gen_args(int argc, char **argv, gen_args *g)
         ls_cli_usage_error(cmd, "missing -n N");
         return -1;
     }
+    if (ls_cli_refuse_binary_tty(cmd, ls_cli_output_format(g->out_path, g->format), g->out_path))
+        return -1;
     if (g->rhs == 0 && ls_gen_is_sparse(g->kind)) {
         long long k = (long long)llround(sqrt((double)g->n));
         if (k * k != g->n) {
@@ -154,20 +165,18 @@ static int allocate_block(long long rows, long long cols, double **out)
 
 static int write_output(const gen_args *g, const ls_matrix *m, int sparse, const char *what)
 {
-    char err[512] = "";
-    int st;
-    if (g->out_path && ls_cli_has_suffix(g->out_path, ".npy")) {
-        st = ls_matrix_write(g->out_path, m, err, sizeof err);
-    } else {
-        st = ls_cli_mm_write(g->out_path, m, sparse, what, err, sizeof err);
-    }
+    char err[512] = "", plain[512];
+    const int to_stdout = !g->out_path || ls_cli_is_stream(g->out_path);
+    const char *name = to_stdout ? "<stdout>" : g->out_path;
+    ls_io_write_opts o = {ls_cli_output_format(g->out_path, g->format), 0, sparse, what};
+    int st = ls_io_write_to(to_stdout ? stdout : NULL, name, m, &o, err, sizeof err);
     if (st != 0) {
-        const char *path = g->out_path ? g->out_path : "(stdout)";
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
-        if (strstr(err, path))
-            fprintf(stderr, "linsolve gen: %s\n", err[0] ? err : ls_strerror(st));
+        const char *text = ls_cli_message(err[0] ? err : ls_strerror(st), plain, sizeof plain);
+        if (strstr(text, name))
+            fprintf(stderr, "linsolve gen: %s\n", text);
         else
-            fprintf(stderr, "linsolve gen: %s: %s\n", path, err[0] ? err : ls_strerror(st));
+            fprintf(stderr, "linsolve gen: %s: %s\n", name, text);
         return oc.exit_code;
     }
     return LS_EXIT_OK;

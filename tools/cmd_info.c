@@ -1,4 +1,5 @@
 /* `linsolve info`: what this build and machine can do. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -12,7 +13,28 @@ static void info_help(FILE *out)
             "properties, and the method table: which methods run in which precision\n"
             "(d = double, s = single) on each backend of this machine.\n"
             "Lines 'backend NAME: available: DEVICE' / 'backend NAME: unavailable: WHY'\n"
-            "are stable for scripts.\n");
+            "are stable for scripts. --verbose (or LS_DEBUG=1) adds where in the source\n"
+            "each reason was found.\n");
+}
+
+/* The library's description, through a memory stream so that the source
+ * locations in its reasons can be left out like everywhere else. */
+static int print_library_info(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return ls_print_info(stdout);
+    int st = ls_print_info(mem);
+    char *plain = fclose(mem) == 0 ? malloc(len + 1) : NULL;
+    if (plain)
+        fputs(ls_cli_message(text, plain, len + 1), stdout);
+    else if (text)
+        fputs(text, stdout);
+    free(plain);
+    free(text);
+    return st;
 }
 
 int ls_cmd_info(int argc, char **argv)
@@ -22,13 +44,17 @@ int ls_cmd_info(int argc, char **argv)
             info_help(stdout);
             return LS_EXIT_OK;
         }
+        if (!strcmp(argv[i], "--verbose")) {
+            ls_cli_set_verbose();
+            continue;
+        }
         ls_cli_usage_error("info", "unknown argument '%s'", argv[i]);
         return LS_EXIT_USAGE;
     }
     printf("linsolve %d.%d.%d (command-line tool)\n\n", LS_VERSION_MAJOR, LS_VERSION_MINOR,
            LS_VERSION_PATCH);
     fflush(stdout);
-    int st = ls_print_info(stdout);
+    int st = print_library_info();
     fflush(stdout);
     if (st != 0)
         printf("(backend description incomplete: %s)\n", ls_strerror(st));
@@ -43,8 +69,9 @@ int ls_cmd_info(int argc, char **argv)
                    ls_context_device_name(ctx[b]));
         } else {
             const char *why = ctx[b] ? ls_context_error(ctx[b]) : "";
+            char plain[1024];
             printf("  backend %s: unavailable: %s\n", ls_backend_name((ls_backend_kind)b),
-                   why && why[0] ? why : ls_strerror(cs));
+                   why && why[0] ? ls_cli_message(why, plain, sizeof plain) : ls_strerror(cs));
             if (ctx[b])
                 ls_context_destroy(ctx[b]);
             ctx[b] = NULL;

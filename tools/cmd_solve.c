@@ -16,8 +16,10 @@
 #define LS_CLI_BIG_N 8192
 
 typedef struct solve_args {
-    const char *a_path, *b_path, *out_path;
+    const char *a_path, *b_path, *out_path; /* "-": standard input / output */
     ls_options opt;
+    int precision_auto;  /* --precision auto: follow A's dtype */
+    ls_io_format format; /* --format: of X and of standard input; AUTO if not given */
     ls_backend_kind backend;
     int device;
     int json, quiet;
@@ -31,12 +33,19 @@ static void solve_help(FILE *out)
             "Solve the dense system A X = B (xGESV-style) and verify the answer with\n"
             "the scaled residual ||B - A X||inf / (n ||A||inf ||X||inf eps) <= 30.\n"
             "A and B are Matrix Market (.mtx, array or coordinate) or NumPy (.npy)\n"
-            "files. Without B the right-hand side is b = A * ones(n,1), and the forward\n"
+            "files, told apart by their content; '-' reads one of them from standard\n"
+            "input. Without B the right-hand side is b = A * ones(n,1), and the forward\n"
             "error ||x - 1||inf / ||1||inf is reported too.\n"
             "\n"
             "Options:\n"
             "  -o, --output FILE    write X (Matrix Market array, or .npy by extension)\n"
-            "                       whenever one was computed, even if it fails the check\n"
+            "                       whenever one was computed, even if it fails the check;\n"
+            "                       '-' writes it to standard output, and the report\n"
+            "                       then goes to standard error\n"
+            "  --format F           mtx | npy: the format of X, whatever the file's\n"
+            "                       extension (default: by extension; Matrix Market on\n"
+            "                       standard output), and the format standard input must\n"
+            "                       have (default: recognised by content)\n"
             "  --method M           auto (default) | ge | lu | gj1 | gj2 | bicgstab |\n"
             "                       lapack | ge-naive | ge-blocked | ge-coalesced |\n"
             "                       lu-seed | ge-local | ge-image | ge-buffer\n"
@@ -45,7 +54,12 @@ static void solve_help(FILE *out)
             "                       cpu | cuda | opencl\n"
             "  --device N           device index within the backend (default: the\n"
             "                       backend's first; OpenCL prefers a GPU)\n"
-            "  --precision P        double (default) | single: the working precision\n"
+            "  --precision P        auto (default) | double | single: the working\n"
+            "                       precision. auto follows A's dtype, as NumPy does: a\n"
+            "                       float32 .npy is solved in single, anything else\n"
+            "                       (float64 or integer .npy, Matrix Market) in double.\n"
+            "                       X is written in the working precision: .npy '<f4' or\n"
+            "                       '<f8', Matrix Market with 9 or 17 digits\n"
             "  --pivot P            partial (default) | none (study mode, no row swaps)\n"
             "  --no-refine          keep a direct method's own answer: by default one\n"
             "                       whose residual exceeds 30 gets up to 4 steps of\n"
@@ -56,6 +70,8 @@ static void solve_help(FILE *out)
             "  --max-iter K         iterative: at most K iterations (default 2000)\n"
             "  --json               print one JSON object on stdout instead of the report\n"
             "  --quiet              print nothing on success (errors still go to stderr)\n"
+            "  --verbose            add the source location to error messages (as the\n"
+            "                       environment variable LS_DEBUG=1 does)\n"
             "  -h, --help           this text\n"
             "\n"
             "Exit status: 0 solved and residual <= 30; 1 usage error; 2 invalid input\n"
@@ -72,6 +88,7 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
     int positional_only = 0;
     memset(a, 0, sizeof *a);
     ls_options_init(&a->opt);
+    a->precision_auto = 1;
     a->backend = LS_BACKEND_AUTO;
     a->device = -1; /* the backend's default device */
     for (int i = 1; i < argc; ++i) {
@@ -96,6 +113,12 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
             a->json = 1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
+        } else if (!strcmp(arg, "--verbose")) {
+            ls_cli_set_verbose();
+        } else if (!strcmp(arg, "--format")) {
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_format(cmd, val, &a->format) != 0)
+                return -1;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
             if (!(a->out_path = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
@@ -121,8 +144,9 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
         } else if (!strcmp(arg, "--precision")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
-            if (ls_precision_parse(val, &a->opt.precision) != 0) {
-                ls_cli_usage_error(cmd, "unknown precision '%s' (double, single)", val);
+            a->precision_auto = !strcmp(val, "auto");
+            if (!a->precision_auto && ls_precision_parse(val, &a->opt.precision) != 0) {
+                ls_cli_usage_error(cmd, "unknown precision '%s' (auto, double, single)", val);
                 return -1;
             }
         } else if (!strcmp(arg, "--pivot")) {
@@ -161,6 +185,13 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
         ls_cli_usage_error(cmd, "missing the matrix file A");
         return -1;
     }
+    if (ls_cli_is_stream(a->a_path) && ls_cli_is_stream(a->b_path)) {
+        ls_cli_usage_error(cmd, "A and B cannot both be standard input ('-')");
+        return -1;
+    }
+    if (a->out_path &&
+        ls_cli_refuse_binary_tty(cmd, ls_cli_output_format(a->out_path, a->format), a->out_path))
+        return -1;
     return 0;
 }
 
@@ -171,29 +202,60 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Read one matrix file, with a progress bar for big files on a terminal.
+/* What messages call an input: "-" is standard input. */
+static const char *input_name(const char *path)
+{
+    return ls_cli_is_stream(path) ? "<stdin>" : path;
+}
+
+/* Read one matrix, from a file or standard input, with a progress bar for
+ * big inputs on a terminal (the reader calls it only for 100 MB or more).
  * On failure fills res (exit 2 unless out of memory) and returns nonzero. */
-static int read_matrix(const char *path, ls_matrix *m, solve_result *res)
+static int read_matrix(const solve_args *a, const char *path, ls_matrix *m, ls_io_info *info,
+                       solve_result *res)
 {
     char err[512] = "";
+    const int stream = ls_cli_is_stream(path);
+    const char *name = input_name(path);
     struct stat sb;
     ls_cli_progress bar = {0, -1};
-    bar.armed = ls_cli_stderr_is_tty() && stat(path, &sb) == 0 &&
-                (double)sb.st_size > LS_CLI_BIG_FILE_BYTES;
+    bar.armed = ls_cli_stderr_is_tty() &&
+                (stream || (stat(path, &sb) == 0 && (double)sb.st_size > LS_CLI_BIG_FILE_BYTES));
     double t0 = wall_seconds();
-    int st = ls_matrix_read_ex(path, m, ls_cli_progress_draw, &bar, err, sizeof err);
+    int st = ls_io_read_from(stream ? stdin : NULL, name, stream ? a->format : LS_IO_AUTO, m, info,
+                             ls_cli_progress_draw, &bar, err, sizeof err);
     res->t_read += wall_seconds() - t0;
     ls_cli_progress_end(&bar);
     if (st != 0) {
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
         /* The reader's text names file and line; add the file only if it does not. */
-        if (strstr(err, path))
+        if (strstr(err, name))
             solve_result_fail(res, oc, st, "%s", err[0] ? err : ls_strerror(st));
         else
-            solve_result_fail(res, oc, st, "%s: %s", path, err[0] ? err : ls_strerror(st));
+            solve_result_fail(res, oc, st, "%s: %s", name, err[0] ? err : ls_strerror(st));
         return -1;
     }
     return 0;
+}
+
+/* --precision auto: the working precision is A's, as numpy.linalg.solve
+ * keeps float32 in float32; everything else is solved in double. */
+static void choose_precision(const ls_io_info *info, solve_result *res)
+{
+    static const struct {
+        char kind;
+        const char *word;
+    } kinds[] = {{'f', "float"}, {'i', "int"}, {'u', "uint"}};
+    const char *word = NULL;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        if (info->dtype[0] == kinds[k].kind)
+            word = kinds[k].word;
+    res->precision = !strcmp(info->dtype, "f4") ? LS_SINGLE : LS_DOUBLE;
+    if (info->format == LS_IO_NPY && word)
+        snprintf(res->precision_note, sizeof res->precision_note, "auto: A is %s%d .npy", word,
+                 8 * atoi(info->dtype + 1));
+    else
+        snprintf(res->precision_note, sizeof res->precision_note, "auto: A is Matrix Market");
 }
 
 /* Refuse NaN/Inf up front: the reader should already have, but a solve on
@@ -216,29 +278,32 @@ static int check_finite(const char *path, const ls_matrix *m, solve_result *res)
 /* Load A and B (or b = A*ones) into res-owned buffers; nonzero on failure. */
 static int load_system(const solve_args *a, ls_matrix *A, ls_matrix *B, solve_result *res)
 {
-    if (read_matrix(a->a_path, A, res) != 0)
+    ls_io_info info;
+    if (read_matrix(a, a->a_path, A, &info, res) != 0)
         return -1;
+    if (a->precision_auto)
+        choose_precision(&info, res);
     if (A->rows != A->cols || A->rows < 1) {
         ls_cli_outcome oc = {LS_EXIT_INPUT, "invalid_input"};
         solve_result_fail(res, oc, LS_ESIZE, "%s: matrix is %d x %d; a square system is needed",
-                          a->a_path, A->rows, A->cols);
+                          input_name(a->a_path), A->rows, A->cols);
         return -1;
     }
-    if (check_finite(a->a_path, A, res) != 0)
+    if (check_finite(input_name(a->a_path), A, res) != 0)
         return -1;
     int n = A->rows;
     res->n = n;
     if (a->b_path) {
-        if (read_matrix(a->b_path, B, res) != 0)
+        if (read_matrix(a, a->b_path, B, &info, res) != 0)
             return -1;
         if (B->rows != n || B->cols < 1) {
             ls_cli_outcome oc = {LS_EXIT_INPUT, "invalid_input"};
             solve_result_fail(res, oc, LS_ESIZE,
                               "%s: right-hand side is %d x %d; A is %d x %d, so B needs %d rows",
-                              a->b_path, B->rows, B->cols, n, n, n);
+                              input_name(a->b_path), B->rows, B->cols, n, n, n);
             return -1;
         }
-        if (check_finite(a->b_path, B, res) != 0)
+        if (check_finite(input_name(a->b_path), B, res) != 0)
             return -1;
         res->nrhs = B->cols;
         return 0;
@@ -264,22 +329,29 @@ static int load_system(const solve_args *a, ls_matrix *A, ls_matrix *B, solve_re
     return 0;
 }
 
-/* Write X; a failure here turns a solved system into an I/O failure (exit 2). */
-static int write_solution(const char *path, double *X, int n, int nrhs, solve_result *res)
+/* Write X in the working precision's dtype, to a file or standard output;
+ * a failure here turns a solved system into an I/O failure (exit 2). */
+static int write_solution(const solve_args *a, double *X, int n, int nrhs, solve_result *res)
 {
-    char err[512] = "";
+    char err[512] = "", comment[64];
+    const int stream = ls_cli_is_stream(a->out_path);
+    const char *name = stream ? "<stdout>" : a->out_path;
+    const int single = res->precision == LS_SINGLE;
     ls_matrix xm;
     memset(&xm, 0, sizeof xm);
     xm.rows = xm.ld = n;
     xm.cols = nrhs;
     xm.data = X;
-    int st = ls_matrix_write(path, &xm, err, sizeof err);
+    snprintf(comment, sizeof comment, "written by linsolve %d.%d.%d%s", LS_VERSION_MAJOR,
+             LS_VERSION_MINOR, LS_VERSION_PATCH, single ? ", single precision" : "");
+    ls_io_write_opts o = {ls_cli_output_format(a->out_path, a->format), single, 0, comment};
+    int st = ls_io_write_to(stream ? stdout : NULL, name, &xm, &o, err, sizeof err);
     if (st != 0) {
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
-        if (strstr(err, path))
+        if (strstr(err, name))
             solve_result_fail(res, oc, st, "%s", err[0] ? err : ls_strerror(st));
         else
-            solve_result_fail(res, oc, st, "%s: %s", path, err[0] ? err : ls_strerror(st));
+            solve_result_fail(res, oc, st, "%s: %s", name, err[0] ? err : ls_strerror(st));
         return -1;
     }
     return 0;
@@ -303,6 +375,7 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
                (size_t)n * sizeof(double));
 
     ls_options opt = a->opt;
+    opt.precision = res->precision; /* chosen from A's dtype under auto */
     ls_cli_ticker ticker = {0};
     if (ls_cli_stderr_is_tty() && n >= LS_CLI_BIG_N) {
         char what[64];
@@ -316,7 +389,7 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     res->have_rep = 1;
     solve_result_judge(res, st, ctx, A, B, X);
     if (a->out_path && res->x_computed)
-        write_solution(a->out_path, X, n, nrhs, res);
+        write_solution(a, X, n, nrhs, res);
     free(X);
 }
 
@@ -366,12 +439,16 @@ int ls_cmd_solve(int argc, char **argv)
             run_solve(&args, ctx, &A, &B, &res);
         }
     }
-    if (res.exit_code != LS_EXIT_OK)
-        fprintf(stderr, "linsolve: %s\n", res.message);
+    /* With X on stdout, stdout carries X alone: the report moves to stderr. */
+    FILE *report = ls_cli_is_stream(args.out_path) ? stderr : stdout;
+    if (res.exit_code != LS_EXIT_OK) {
+        char plain[sizeof res.message];
+        fprintf(stderr, "linsolve: %s\n", ls_cli_message(res.message, plain, sizeof plain));
+    }
     if (args.json)
-        solve_result_print_json(stdout, &res);
+        solve_result_print_json(report, &res);
     else if (!args.quiet)
-        solve_result_print_human(stdout, &res);
+        solve_result_print_human(report, &res);
     int code = res.exit_code;
     if (res.have_rep)
         ls_report_clear(&res.rep);

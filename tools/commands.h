@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "linsolve.h"
+#include "core/tool_api.h"
 
 /* Exit statuses of the tool: one meaning each, shared by every command. */
 enum ls_cli_exit {
@@ -65,6 +66,23 @@ int ls_cli_mul_size(size_t a, size_t b, size_t *out);
 
 /** Does the file name end with suffix (case-insensitive)? */
 int ls_cli_has_suffix(const char *path, const char *suffix);
+
+/* ---- streams and messages (cli_util.c) ---- */
+/** Is path "-", meaning standard input or output? */
+int ls_cli_is_stream(const char *path);
+/** Parse --format mtx|npy; 0 on success (else a usage error is printed). */
+int ls_cli_parse_format(const char *cmd, const char *text, ls_io_format *out);
+/** Format of an output: forced, else .npy by extension, else (and on
+ *  standard output) Matrix Market. path NULL or "-" is standard output. */
+ls_io_format ls_cli_output_format(const char *path, ls_io_format forced);
+/** Binary .npy to a terminal helps no one: nonzero, with a usage error, when
+ *  fmt is npy and path (NULL or "-": stdout) is a terminal. */
+int ls_cli_refuse_binary_tty(const char *cmd, ls_io_format fmt, const char *path);
+/** --verbose: show source locations, as LS_DEBUG=1 does. */
+void ls_cli_set_verbose(void);
+/** msg as users read it: without the library's " [file.c:line]" locations
+ *  unless LS_DEBUG=1 or --verbose asked for them. Returns msg or buf. */
+const char *ls_cli_message(const char *msg, char *buf, size_t len);
 
 /* Progress bar on stderr; draws only when armed (terminal and big work). */
 typedef struct ls_cli_progress {

@@ -45,15 +45,34 @@ static void prefer_passive_openmp(char **argv)
     execv("/proc/self/exe", argv); /* returns only on failure: carry on as we are */
 }
 
+/* The measurement commands print to stdout unless -o names a file, so
+ * "-o -" (standard output, as for solve and gen) is the same as no -o:
+ * taken off the command line here. Returns the new argc. */
+static int drop_stdout_output(int argc, char **argv)
+{
+    int kept = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (i + 1 < argc && !strcmp(argv[i], "-o") && !strcmp(argv[i + 1], "-")) {
+            ++i;
+            continue;
+        }
+        argv[kept++] = argv[i];
+    }
+    argv[kept] = NULL;
+    return kept;
+}
+
 int main(int argc, char **argv)
 {
     prefer_passive_openmp(argv);
     static const struct {
         const char *name;
         int (*run)(int, char **);
+        int stdout_default; /* writes to stdout without -o */
     } commands[] = {
-        {"solve", ls_cmd_solve},     {"gen", ls_cmd_gen},         {"info", ls_cmd_info},
-        {"bench", ls_cmd_bench},     {"metrics", ls_cmd_metrics}, {"roofline", ls_cmd_roofline},
+        {"solve", ls_cmd_solve, 0},       {"gen", ls_cmd_gen, 0},
+        {"info", ls_cmd_info, 0},         {"bench", ls_cmd_bench, 1},
+        {"metrics", ls_cmd_metrics, 1},   {"roofline", ls_cmd_roofline, 1},
     };
     if (argc < 2) {
         print_help(stderr);
@@ -78,8 +97,12 @@ int main(int argc, char **argv)
         return LS_EXIT_OK;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k) {
-        if (!strcmp(cmd, commands[k].name))
-            return commands[k].run(argc - 1, argv + 1);
+        if (!strcmp(cmd, commands[k].name)) {
+            int n = argc - 1;
+            if (commands[k].stdout_default)
+                n = drop_stdout_output(n, argv + 1);
+            return commands[k].run(n, argv + 1);
+        }
     }
     ls_cli_usage_error(NULL, "unknown command '%s'", cmd);
     return LS_EXIT_USAGE;

@@ -102,6 +102,12 @@ void solve_result_judge(solve_result *r, int st, ls_context *ctx, const ls_matri
     }
 }
 
+/* "-" in the human report: the stream it stands for. */
+static const char *shown_path(const char *path)
+{
+    return ls_cli_is_stream(path) ? "<stdin>" : path;
+}
+
 static double total_time(const solve_result *r)
 {
     return r->t_read + (r->have_rep ? r->rep.t_total : 0.0);
@@ -155,7 +161,9 @@ void solve_result_print_json(FILE *out, const solve_result *r)
             r->exit_code == LS_EXIT_SINGULAR ? r->lib_status : (r->have_rep ? rep->info : 0));
     ls_cli_json_string(out, ls_status_name(r->lib_status));
     fputs(", \"message\": ", out);
-    ls_cli_json_string(out, r->message[0] ? r->message : rep->message);
+    char plain[sizeof r->message];
+    ls_cli_json_string(out, ls_cli_message(r->message[0] ? r->message : rep->message, plain,
+                                           sizeof plain));
     fputs("}\n", out);
 }
 
@@ -168,16 +176,17 @@ void solve_result_print_human(FILE *out, const solve_result *r)
         return;
     const ls_report *rep = &r->rep;
     int iterative = r->method == LS_METHOD_BICGSTAB;
-    fprintf(out, "linsolve solve: A = %s, B = %s\n", r->a_path,
-            r->b_path ? r->b_path : "A*ones (exact x = 1)");
+    fprintf(out, "linsolve solve: A = %s, B = %s\n", shown_path(r->a_path),
+            r->b_path ? shown_path(r->b_path) : "A*ones (exact x = 1)");
     fprintf(out, "  status     %s (exit %d)\n", r->status, r->exit_code);
     fprintf(out, "  method     %-12s %s\n", ls_method_name(r->method),
             ls_method_description(r->method));
     fprintf(out, "  backend    %-12s %s\n", ls_backend_name(r->backend), r->device);
     if (r->note[0])
         fprintf(out, "  note       %s\n", r->note);
-    fprintf(out, "  precision  %-12s eps = %.3g\n", ls_precision_name(r->precision),
-            ls_eps(r->precision));
+    fprintf(out, "  precision  %-12s eps = %.3g%s%s%s\n", ls_precision_name(r->precision),
+            ls_eps(r->precision), r->precision_note[0] ? " (" : "", r->precision_note,
+            r->precision_note[0] ? ")" : "");
     fprintf(out, "  system     n = %d, nrhs = %d, info = %d\n", r->n, r->nrhs,
             r->exit_code == LS_EXIT_SINGULAR ? r->lib_status : rep->info);
     fprintf(out,
@@ -191,8 +200,8 @@ void solve_result_print_human(FILE *out, const solve_result *r)
         fprintf(out, "  fwd error  %.3e  ||x-1||inf/||1||inf\n", r->forward_error);
     if (iterative)
         fprintf(out, "  iterations %d\n", rep->iterations);
-    if (r->message[0])
-        fprintf(out, "  message    %s\n", r->message);
-    else if (rep->message[0])
-        fprintf(out, "  message    %s\n", rep->message);
+    char plain[sizeof r->message];
+    if (r->message[0] || rep->message[0])
+        fprintf(out, "  message    %s\n",
+                ls_cli_message(r->message[0] ? r->message : rep->message, plain, sizeof plain));
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "tool_api.h"
 #include "util.h"
 
 void ls_options_init(ls_options *opt)
@@ -303,8 +304,18 @@ int ls_solve(ls_context *ctx, const ls_options *opt, int n, int nrhs, const doub
     double t0 = ls_now();
     int st = run(ctx, opt, n, nrhs, A, lda, B, ldb, rep);
     rep->t_total = ls_now() - t0;
-    if (st && !rep->message[0])
-        snprintf(rep->message, sizeof rep->message, "%s", ctx->error[0] ? ctx->error : ls_strerror(st));
+    /* The report speaks plain words; where a failure was raised goes to its
+     * own field (ctx->error keeps both, as ls_context_error promises). */
+    char text[sizeof ctx->error], where[sizeof rep->where];
+    if (st) {
+        ls_message_split(ctx->error[0] ? ctx->error : ls_strerror(st), text, sizeof text,
+                         rep->where, sizeof rep->where);
+        if (!rep->message[0])
+            snprintf(rep->message, sizeof rep->message, "%s", text);
+    }
+    ls_message_split(rep->message, rep->message, sizeof rep->message, where, sizeof where);
+    if (!rep->where[0])
+        snprintf(rep->where, sizeof rep->where, "%s", where);
     if (rep == &local)
         ls_report_clear(&local);
     ls_context_destroy(own);

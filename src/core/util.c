@@ -1,5 +1,7 @@
 #include "util.h"
+#include "tool_api.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +31,56 @@ int ls_fail_at(char *err, size_t errlen, int status, const char *file, int line,
         snprintf(err, errlen, "%s [%s:%d]", text, base, line);
     }
     return status;
+}
+
+/* Length of a location as ls_fail_at appends it, " [name.ext:123]", at s;
+ * 0 if s does not start with one. The name must hold a dot and the line be
+ * digits, so bracketed text such as "[-1,1]" is never taken for one. */
+static size_t where_len(const char *s)
+{
+    if (s[0] != ' ' || s[1] != '[')
+        return 0;
+    size_t i = 2, dot = 0;
+    while (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.') {
+        if (s[i] == '.')
+            dot = i;
+        i++;
+    }
+    if (dot <= 2 || dot + 1 == i || s[i] != ':' || !isdigit((unsigned char)s[i + 1]))
+        return 0;
+    for (i++; isdigit((unsigned char)s[i]); i++)
+        ;
+    return s[i] == ']' ? i + 1 : 0;
+}
+
+void ls_message_split(const char *msg, char *text, size_t textlen, char *where, size_t wherelen)
+{
+    size_t o = 0, w = 0;
+    if (!msg)
+        msg = "";
+    if (where && wherelen)
+        where[0] = '\0';
+    /* Copied forward one byte at a time, so text may be msg itself. */
+    for (size_t i = 0; msg[i];) {
+        size_t n = where_len(msg + i);
+        if (!n) {
+            if (text && o + 1 < textlen)
+                text[o++] = msg[i];
+            i++;
+            continue;
+        }
+        /* nested failures carry one location each: keep them all, innermost first */
+        for (size_t k = i + 2; k < i + n - 1 && where && w + 2 < wherelen; k++) {
+            if (k == i + 2 && w > 0)
+                where[w++] = ' ';
+            where[w++] = msg[k];
+        }
+        if (where && wherelen)
+            where[w] = '\0';
+        i += n;
+    }
+    if (text && textlen)
+        text[o] = '\0';
 }
 
 int ls_mul_size(size_t a, size_t b, size_t *out)

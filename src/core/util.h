@@ -16,8 +16,9 @@ extern "C" {
 /* Monotonic wall clock in seconds. */
 double ls_now(void);
 
-/* Format a message into err (if non-NULL): "file:line: text". Returns status
- * so call sites can write `return LS_FAIL(err, len, LS_EIO, "...", ...)`. */
+/* Format a message into err (if non-NULL): "text [file.c:line]". Returns
+ * status so call sites can write `return LS_FAIL(err, len, LS_EIO, "...", ...)`.
+ * ls_message_split (tool_api.h) takes the location off again for users. */
 int ls_fail_at(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
                ...)
 #if defined(__GNUC__)

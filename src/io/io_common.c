@@ -7,11 +7,13 @@
 #include "io_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/tool_api.h"
 #include "core/util.h"
 
 #define LS_IO_DEFAULT_MAX_ELEMENTS (1LL << 31)
@@ -44,6 +46,29 @@ void ls_matrix_free(ls_matrix *m)
     memset(m, 0, sizeof *m);
 }
 
+long long ls_io_stream_max_bytes(void)
+{
+    /* 64 bytes hold any sensible entry line ("i j v" with 17-digit values);
+     * the matrix itself needs memory beside the text, hence half the host. */
+    long long elements = ls_io_max_elements(), slack = 1LL << 20;
+    long long cap = elements > (LLONG_MAX - slack) / 64 ? LLONG_MAX : elements * 64 + slack;
+    double mem = ls_host_memory_bytes();
+    if (mem > 0 && (double)cap > mem / 2)
+        cap = (long long)(mem / 2);
+    if ((unsigned long long)cap >= SIZE_MAX)
+        cap = (long long)(SIZE_MAX / 2);
+    return cap;
+}
+
+static void arm_progress(ls_io_src *src, ls_progress_fn progress, void *arg)
+{
+    if (progress && src->size >= LS_IO_PROGRESS_MIN_BYTES) {
+        src->progress = progress;
+        src->progress_arg = arg;
+        src->next_report = LS_IO_PROGRESS_STEP;
+    }
+}
+
 int ls_io_open(ls_io_src *src, const char *path, ls_progress_fn progress, void *arg, char *err,
                size_t errlen)
 {
@@ -62,19 +87,91 @@ int ls_io_open(ls_io_src *src, const char *path, ls_progress_fn progress, void *
         if (S_ISREG(st.st_mode))
             src->size = (long long)st.st_size;
     }
-    if (progress && src->size >= LS_IO_PROGRESS_MIN_BYTES) {
-        src->progress = progress;
-        src->progress_arg = arg;
-        src->next_report = LS_IO_PROGRESS_STEP;
+    arm_progress(src, progress, arg);
+    return 0;
+}
+
+/* Read the rest of src->f into memory. A pipe cannot tell its size, and the
+ * size is what lets a header's promises be checked before they are
+ * allocated: the buffer only ever grows with bytes that really came. */
+static int slurp(ls_io_src *src, char *err, size_t errlen)
+{
+    const long long cap = ls_io_stream_max_bytes();
+    size_t len = 0, room = cap < (1 << 16) ? (size_t)cap + 1 : (size_t)1 << 16;
+    unsigned char *buf = malloc(room);
+    if (!buf)
+        return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a %zu-byte read buffer",
+                       src->path, room);
+    while ((long long)len <= cap) {
+        if (len == room) {
+            /* one byte past the cap is how a stream that is too long shows */
+            size_t want = room <= SIZE_MAX / 2 ? room * 2 : SIZE_MAX;
+            if ((unsigned long long)want > (unsigned long long)cap + 1)
+                want = (size_t)cap + 1;
+            unsigned char *bigger = realloc(buf, want);
+            if (!bigger) {
+                free(buf);
+                return LS_FAIL(err, errlen, LS_ENOMEM, "%s: byte %zu: no memory to hold the stream",
+                               src->path, len);
+            }
+            buf = bigger;
+            room = want;
+        }
+        size_t got = fread(buf + len, 1, room - len, src->f);
+        len += got;
+        if (len == room)
+            continue;
+        if (ferror(src->f)) {
+            int e = errno;
+            free(buf);
+            return LS_FAIL(err, errlen, LS_EIO, "%s: byte %zu: read error: %s", src->path, len,
+                           strerror(e));
+        }
+        break; /* end of the stream */
     }
+    if ((long long)len > cap) {
+        free(buf);
+        return LS_FAIL(err, errlen, LS_ESIZE,
+                       "%s: byte %lld: expected the end of the stream: a stream is held in "
+                       "memory while it is read, at most %lld bytes here (half the host memory, "
+                       "or 64 per element of LS_MAX_ELEMENTS); read a larger matrix from a file",
+                       src->path, cap, cap);
+    }
+    src->mem = buf;
+    src->mem_pos = 0;
+    src->size = (long long)len;
+    return 0;
+}
+
+int ls_io_open_stream(ls_io_src *src, FILE *f, const char *name, ls_progress_fn progress,
+                      void *arg, char *err, size_t errlen)
+{
+    memset(src, 0, sizeof *src);
+    src->path = name;
+    src->size = -1;
+    src->f = f;
+    src->borrowed = 1;
+    struct stat st;
+    long pos = -1;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (pos = ftell(f)) >= 0) {
+        /* a file behind the stream ("< A.mtx"): read in place, from where it stands */
+        src->size = (long long)st.st_size > pos ? (long long)st.st_size - pos : 0;
+    } else {
+        int rc = slurp(src, err, errlen);
+        if (rc)
+            return rc;
+    }
+    arm_progress(src, progress, arg);
     return 0;
 }
 
 void ls_io_close(ls_io_src *src)
 {
-    if (src->f)
+    if (src->f && !src->borrowed)
         fclose(src->f);
     src->f = NULL;
+    free(src->mem);
+    src->mem = NULL;
 }
 
 void ls_io_report(ls_io_src *src)
@@ -94,7 +191,13 @@ int ls_io_read_bytes(ls_io_src *src, void *dst, size_t n, size_t *got, char *err
     size_t done = 0;
     while (done < n && src->peek_pos < src->npeek)
         out[done++] = src->peek[src->peek_pos++];
-    if (done < n) {
+    if (done < n && src->mem) {
+        size_t left = (size_t)src->size - src->mem_pos;
+        size_t take = n - done < left ? n - done : left;
+        memcpy(out + done, src->mem + src->mem_pos, take);
+        src->mem_pos += take;
+        done += take;
+    } else if (done < n) {
         size_t r = fread(out + done, 1, n - done, src->f);
         done += r;
         if (done < n && ferror(src->f))
@@ -232,24 +335,26 @@ void ls_io_snippet(const char *text, size_t len, char *out, size_t outlen)
     out[o] = '\0';
 }
 
-enum { READ_AUTO, READ_MM, READ_NPY };
-
-static int read_path(const char *path, ls_matrix *m, ls_progress_fn progress, void *arg, int kind,
-                     char *err, size_t errlen)
+int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matrix *m,
+                    ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
+                    size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
-    if (!path)
+    if (info)
+        memset(info, 0, sizeof *info);
+    if (!name)
         return LS_FAIL(err, errlen, LS_EINVAL, "matrix read: path is NULL");
     if (!m)
-        return LS_FAIL(err, errlen, LS_EINVAL, "%s: matrix read: output matrix is NULL", path);
+        return LS_FAIL(err, errlen, LS_EINVAL, "%s: matrix read: output matrix is NULL", name);
     memset(m, 0, sizeof *m);
 
     ls_io_src src;
-    int st = ls_io_open(&src, path, progress, arg, err, errlen);
+    int st = stream ? ls_io_open_stream(&src, stream, name, progress, arg, err, errlen)
+                    : ls_io_open(&src, name, progress, arg, err, errlen);
     if (st)
         return st;
-    if (kind == READ_AUTO) {
+    if (format == LS_IO_AUTO) {
         const unsigned char *head = NULL;
         size_t got = 0;
         st = ls_io_peek(&src, 6, &head, &got, err, errlen);
@@ -257,12 +362,16 @@ static int read_path(const char *path, ls_matrix *m, ls_progress_fn progress, vo
             ls_io_close(&src);
             return st;
         }
-        kind = (got == 6 && memcmp(head, "\x93NUMPY", 6) == 0) ? READ_NPY : READ_MM;
+        format = (got == 6 && memcmp(head, "\x93NUMPY", 6) == 0) ? LS_IO_NPY : LS_IO_MM;
     }
-    st = kind == READ_NPY ? ls_npy_read_src(&src, m, err, errlen)
-                          : ls_mm_read_src(&src, m, err, errlen);
+    st = format == LS_IO_NPY ? ls_npy_read_src(&src, m, err, errlen)
+                             : ls_mm_read_src(&src, m, err, errlen);
     if (st == 0 && src.progress)
         src.progress(src.progress_arg, 1.0, "reading");
+    if (info) {
+        info->format = format;
+        memcpy(info->dtype, src.dtype, sizeof info->dtype);
+    }
     ls_io_close(&src);
     if (st)
         ls_matrix_free(m);
@@ -271,21 +380,21 @@ static int read_path(const char *path, ls_matrix *m, ls_progress_fn progress, vo
 
 int ls_matrix_read(const char *path, ls_matrix *m, char *err, size_t errlen)
 {
-    return read_path(path, m, NULL, NULL, READ_AUTO, err, errlen);
+    return ls_io_read_from(NULL, path, LS_IO_AUTO, m, NULL, NULL, NULL, err, errlen);
 }
 
 int ls_matrix_read_ex(const char *path, ls_matrix *m, ls_progress_fn progress, void *arg,
                       char *err, size_t errlen)
 {
-    return read_path(path, m, progress, arg, READ_AUTO, err, errlen);
+    return ls_io_read_from(NULL, path, LS_IO_AUTO, m, NULL, progress, arg, err, errlen);
 }
 
 int ls_mm_read(const char *path, ls_matrix *m, char *err, size_t errlen)
 {
-    return read_path(path, m, NULL, NULL, READ_MM, err, errlen);
+    return ls_io_read_from(NULL, path, LS_IO_MM, m, NULL, NULL, NULL, err, errlen);
 }
 
 int ls_npy_read(const char *path, ls_matrix *m, char *err, size_t errlen)
 {
-    return read_path(path, m, NULL, NULL, READ_NPY, err, errlen);
+    return ls_io_read_from(NULL, path, LS_IO_NPY, m, NULL, NULL, NULL, err, errlen);
 }

@@ -19,7 +19,11 @@
 /* An open input file plus what the readers need to report on it. */
 typedef struct ls_io_src {
     FILE *f;
-    const char *path;
+    const char *path; /* what messages call it: the file name, or "<stdin>" */
+    int borrowed;     /* f is the caller's stream: not closed here */
+    unsigned char *mem; /* a stream read into memory (owned), or NULL */
+    size_t mem_pos;
+    char dtype[4];    /* set by the .npy reader: "f8", "f4", "i4", ... */
     long long size;   /* bytes, or -1 when not a regular file */
     long long offset; /* bytes consumed so far */
     ls_progress_fn progress; /* NULL unless the file is large */
@@ -42,6 +46,11 @@ typedef struct ls_io_lines {
 /* Open path for reading and find its size. On failure returns LS_EIO. */
 int ls_io_open(ls_io_src *src, const char *path, ls_progress_fn progress, void *arg, char *err,
                size_t errlen);
+/* Take the caller's stream, named name in messages: a regular file is read
+ * in place, anything else (a pipe) into memory first, at most
+ * ls_io_stream_max_bytes(), so that its size is known. */
+int ls_io_open_stream(ls_io_src *src, FILE *f, const char *name, ls_progress_fn progress,
+                      void *arg, char *err, size_t errlen);
 void ls_io_close(ls_io_src *src);
 /* Read exactly n bytes (fewer only at end of file: *got says how many). */
 int ls_io_read_bytes(ls_io_src *src, void *dst, size_t n, size_t *got, char *err, size_t errlen);

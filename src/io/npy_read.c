@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -477,6 +478,8 @@ int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
     int st = read_header(src, &h, err, errlen);
     if (st)
         return st;
+    /* the caller may follow the file's dtype (the tool's --precision auto) */
+    snprintf(src->dtype, sizeof src->dtype, "%c%d", h.kind, h.itemsize);
     long long data_at = src->offset;
     if ((st = check_shape(src, &h, data_at, err, errlen)))
         return st;

@@ -539,6 +539,293 @@ group_gen() {
     expect_stderr_has "no_such_dir" "gen into a missing folder"
 }
 
+# ------------------------------------------------ streams, dtypes, messages
+
+# make_npy PATH DESCR N: an N x N diagonally dominant matrix as .npy of the
+# given dtype ('<f4', '<f8', '<i4'), written without numpy.
+make_npy() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+path, descr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+code = {"<f4": "f", "<f8": "d", "<i4": "i"}[descr]
+vals = []
+for j in range(n):
+    for i in range(n):
+        v = 2 * n if i == j else (i + 2 * j) % 5 - 2
+        vals.append(v if code == "i" else v + 0.1 * ((i * 7 + j) % 3))
+head = "{'descr': '%s', 'fortran_order': True, 'shape': (%d, %d), }" % (descr, n, n)
+head += " " * ((-(10 + len(head) + 1)) % 64) + "\n"
+with open(path, "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+    f.write(struct.pack("<%d%s" % (len(vals), code), *vals))
+PY
+}
+
+# npy_check FILE: "DESCR ROWS COLS MAXDEV" of a .npy, MAXDEV = max |x - 1|.
+npy_check() {
+    python3 - "$1" <<'PY'
+import ast, struct, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:6] == b"\x93NUMPY", "no .npy magic"
+hl = struct.unpack("<H", data[8:10])[0]
+h = ast.literal_eval(data[10:10 + hl].decode())
+rows, cols = h["shape"]
+code = {"<f4": "f", "<f8": "d"}[h["descr"]]
+vals = struct.unpack("<%d%s" % (rows * cols, code), data[10 + hl:])
+print(h["descr"], rows, cols, "%.3g" % max(abs(v - 1) for v in vals))
+PY
+}
+
+# mtx_maxdev FILE: max |x - 1| over the entries of an array .mtx ("count" if empty).
+mtx_maxdev() {
+    awk '/^%/ { next } !size { size = 1; next }
+         { d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d; k++ }
+         END { if (k == 0) print "count0"; else print m + 0 }' "$1"
+}
+
+# has_location FILE: does FILE show a source location such as [io_common.c:60]?
+has_location() {
+    grep -E -q '\[[A-Za-z0-9_.-]+\.(c|cu|h):[0-9]+\]' "$1"
+}
+
+# '-' is standard input and output, in both formats, without seeking.
+group_streams() {
+    "$LS" gen diagdom -n 12 --seed 2 -o "$TMP/a.mtx"
+    "$LS" gen diagdom -n 12 --seed 2 -o "$TMP/a.npy"
+
+    # text through two pipes: X alone on stdout, the report on stderr
+    "$LS" gen diagdom -n 12 --seed 2 | "$LS" solve - -o - --backend cpu --method lu \
+        >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "gen | solve - -o - (Matrix Market)"
+    head -n 1 "$OUT" | grep -q '^%%MatrixMarket matrix array real general' && ok=1 || ok=0
+    check "$ok" "X on stdout is Matrix Market"
+    dev=$(mtx_maxdev "$OUT")
+    le "$dev" 1e-10 && ok=1 || ok=0
+    check "$ok" "X from the pipe is ones ($dev)"
+    grep -q 'status  *ok' "$ERR" && ! grep -q 'status' "$OUT" && ok=1 || ok=0
+    check "$ok" "the report goes to stderr when X goes to stdout"
+    grep -q 'A = <stdin>' "$ERR" && ok=1 || ok=0
+    check "$ok" "the report calls A <stdin>"
+
+    # binary .npy through pipes: forced by --format, then recognised by its magic
+    "$LS" gen diagdom -n 12 --seed 2 --format npy | "$LS" solve - --format npy -o - \
+        --backend cpu --method lu >"$TMP/x.npy" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "gen --format npy | solve - --format npy -o -"
+    got=$(npy_check "$TMP/x.npy" 2>&1)
+    # shellcheck disable=SC2086 # split into the fields on purpose
+    set -- $got
+    [ "${1:-}" = "<f8" ] && [ "${2:-}" = 12 ] && [ "${3:-}" = 1 ] && le "${4:-x}" 1e-10 && ok=1 ||
+        ok=0
+    check "$ok" ".npy X on stdout: <f8, 12 x 1, ones ($got)"
+    "$LS" gen diagdom -n 12 --seed 2 --format npy | "$LS" solve - --json --backend cpu \
+        --method lu >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 0 ".npy on stdin recognised by its magic"
+    n=$(json_get "$OUT" n 2>/dev/null) || n='?'
+    a=$(json_get "$OUT" a 2>/dev/null) || a='?'
+    [ "$n" = 12 ] && [ "$a" = - ] && ok=1 || ok=0
+    check "$ok" ".npy from a pipe: n = 12, a = - ($n, $a)"
+
+    # B from stdin, X to a file
+    "$LS" gen --rhs 3 -n 12 --seed 5 | "$LS" solve "$TMP/a.npy" - --json --backend cpu \
+        --method lu -o "$TMP/x3.mtx" >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "B from stdin"
+    nrhs=$(json_get "$OUT" nrhs 2>/dev/null) || nrhs='?'
+    [ "$nrhs" = 3 ] && [ -s "$TMP/x3.mtx" ] && ok=1 || ok=0
+    check "$ok" "B from stdin: nrhs = 3, X written ($nrhs)"
+
+    # --json with X on stdout: the JSON object goes to stderr
+    "$LS" solve "$TMP/a.mtx" -o - --json --backend cpu --method lu >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "-o - --json"
+    st=$(json_get "$ERR" status 2>/dev/null) || st='?'
+    dev=$(mtx_maxdev "$OUT")
+    [ "$st" = ok ] && le "$dev" 1e-10 && ok=1 || ok=0
+    check "$ok" "-o - --json: X on stdout, JSON on stderr ($st, $dev)"
+
+    # gen: -o - is stdout, as no -o is; nothing named '-' appears
+    (cd "$TMP" && "$LS" gen random -n 5 --seed 9 -o -) >"$TMP/g1.mtx" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "gen -o -"
+    "$LS" gen random -n 5 --seed 9 >"$TMP/g2.mtx"
+    cmp -s "$TMP/g1.mtx" "$TMP/g2.mtx" && [ ! -e "$TMP/-" ] && ok=1 || ok=0
+    check "$ok" "gen -o - writes stdout, no file named '-'"
+    "$LS" gen random -n 5 --seed 9 --format npy -o "$TMP/g.mtx"
+    head -c 6 "$TMP/g.mtx" | grep -q NUMPY && ok=1 || ok=0
+    check "$ok" "gen --format npy wins over the .mtx extension"
+
+    # bench: -o - is stdout too
+    (cd "$TMP" && "$LS" bench --sizes 8 --methods lu --backends cpu --precision double \
+        --repeat 1 --rotate 1 --no-baseline --format csv -o -) >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "bench -o -"
+    [ -s "$OUT" ] && [ ! -e "$TMP/-" ] && ok=1 || ok=0
+    check "$ok" "bench -o - writes stdout, no file named '-'"
+
+    # usage
+    "$LS" solve - - <"$TMP/a.mtx" >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 1 "A and B both '-'"
+    run solve "$TMP/a.mtx" --format csv
+    expect_exit 1 "--format csv"
+    expect_stderr_has "csv" "--format csv"
+
+    # the same strictness on a pipe: every bad file, exit 2, named <stdin>
+    found=0
+    for f in "$MAT"/bad/*; do
+        [ -f "$f" ] || continue
+        found=1
+        name=$(basename "$f")
+        # shellcheck disable=SC2002 # a pipe on purpose: '<' gives a seekable file
+        cat "$f" | "$LS" solve - --backend cpu >"$OUT" 2>"$ERR"
+        rc=$?
+        expect_exit 2 "bad/$name on stdin"
+        expect_stderr_has "<stdin>" "bad/$name on stdin"
+    done
+    check "$found" "bad/ holds test files"
+    # --format npy on Matrix Market text: refused, not guessed
+    # shellcheck disable=SC2002 # a pipe on purpose: '<' gives a seekable file
+    cat "$TMP/a.mtx" | "$LS" solve - --format npy --backend cpu >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 2 "Matrix Market on stdin with --format npy"
+    expect_stderr_has "<stdin>: byte 0" "Matrix Market on stdin with --format npy"
+    # a .npy header promising 1000 x 1000 with 16 bytes behind it: refused
+    # from the stream's real size, before anything that large is allocated
+    python3 -c '
+import struct, sys
+h = "{\"descr\": \"<f8\", \"fortran_order\": True, \"shape\": (1000, 1000), }".replace("\"", "\x27")
+h += " " * ((-(10 + len(h) + 1)) % 64) + "\n"
+sys.stdout.buffer.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + bytes(16))
+' | "$LS" solve - --backend cpu >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 2 ".npy on stdin promising more data than it holds"
+    expect_stderr_has "holds only 16 bytes" ".npy on stdin promising more data than it holds"
+    # a stream is held in memory up to a cap that follows LS_MAX_ELEMENTS
+    "$LS" gen random -n 300 | LS_MAX_ELEMENTS=100 "$LS" solve - --backend cpu >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 2 "stream over the in-memory cap"
+    expect_stderr_has "read a larger matrix from a file" "stream over the in-memory cap"
+}
+
+# --precision auto: the working precision and X's dtype follow A's dtype.
+group_dtype() {
+    make_npy "$TMP/a32.npy" '<f4' 10
+    make_npy "$TMP/a64.npy" '<f8' 10
+    make_npy "$TMP/ai4.npy" '<i4' 10
+    "$LS" gen diagdom -n 10 -o "$TMP/a.mtx"
+    # dtype-of-A  extra-options  expected-precision  expected-X-dtype  max-|x-1|
+    for case in "a32::single:<f4:1e-4" "a32:--precision double:double:<f8:1e-12" \
+        "a32:--precision auto:single:<f4:1e-4" "a64::double:<f8:1e-12" \
+        "a64:--precision single:single:<f4:1e-4" "ai4::double:<f8:1e-12"; do
+        file=${case%%:*}
+        rest=${case#*:}
+        opts=${rest%%:*}
+        rest=${rest#*:}
+        wprec=${rest%%:*}
+        rest=${rest#*:}
+        wdtype=${rest%%:*}
+        tol=${rest#*:}
+        label="$file.npy ${opts:-(auto)}"
+        # shellcheck disable=SC2086 # opts is zero or two words
+        run solve --json --backend cpu --method lu $opts -o "$TMP/x.npy" "$TMP/$file.npy"
+        expect_exit 0 "$label"
+        pr=$(json_get "$OUT" precision 2>/dev/null) || pr='?'
+        got=$(npy_check "$TMP/x.npy" 2>&1)
+        # shellcheck disable=SC2086 # split into the fields on purpose
+        set -- $got
+        [ "$pr" = "$wprec" ] && [ "${1:-}" = "$wdtype" ] && le "${4:-x}" "$tol" && ok=1 || ok=0
+        check "$ok" "$label: $wprec, X is $wdtype ($pr; $got)"
+    done
+
+    # the human report says how auto chose
+    run solve --backend cpu --method lu "$TMP/a32.npy"
+    expect_exit 0 "a32.npy (text)"
+    grep -q 'precision  *single .*auto: A is float32' "$OUT" && ok=1 || ok=0
+    check "$ok" "report: single, auto: A is float32"
+
+    # float32 in, float32 out, through pipes
+    # shellcheck disable=SC2002 # a pipe on purpose: '<' gives a seekable file
+    cat "$TMP/a32.npy" | "$LS" solve - -o - --format npy --backend cpu --method lu \
+        >"$TMP/xp.npy" 2>"$ERR"
+    rc=$?
+    expect_exit 0 "float32 .npy through a pipe"
+    got=$(npy_check "$TMP/xp.npy" 2>&1)
+    # shellcheck disable=SC2086 # split into the fields on purpose
+    set -- $got
+    [ "${1:-}" = "<f4" ] && le "${4:-x}" 1e-4 && ok=1 || ok=0
+    check "$ok" "float32 through a pipe comes out float32 ($got)"
+
+    # Matrix Market is double; forced single writes 9 digits and says so
+    run solve --json --backend cpu --method lu -o "$TMP/xm.mtx" "$TMP/a.mtx"
+    pr=$(json_get "$OUT" precision 2>/dev/null) || pr='?'
+    [ "$rc" = 0 ] && [ "$pr" = double ] && ok=1 || ok=0
+    check "$ok" "Matrix Market A: double ($pr)"
+    run solve --backend cpu --method lu --precision single -o "$TMP/xs.mtx" "$TMP/a.mtx"
+    expect_exit 0 "Matrix Market A, --precision single"
+    grep -q '^% .*single precision' "$TMP/xs.mtx" && ok=1 || ok=0
+    check "$ok" "single X in Matrix Market says so"
+    long=$(awk '/^%/ { next } !size { size = 1; next } length($1) > 12 { k++ } END { print k + 0 }' \
+        "$TMP/xs.mtx")
+    [ "$long" = 0 ] && ok=1 || ok=0
+    check "$ok" "single X in Matrix Market has float32 digits ($long longer values)"
+
+    run solve --precision quad "$TMP/a.mtx"
+    expect_exit 1 "--precision quad"
+    expect_stderr_has "auto" "--precision quad"
+}
+
+# Messages: plain words; the source location only with LS_DEBUG=1 or --verbose.
+group_messages() {
+    printf '%%%%MatrixMarket matrix array real general\n2 2\n1\n2\nx\n4\n' >"$TMP/badval.mtx"
+    run solve --backend cpu "$TMP/badval.mtx"
+    expect_exit 2 "bad value"
+    expect_stderr_has "badval.mtx:5: expected a real value" "bad value"
+    has_location "$ERR" && ok=0 || ok=1
+    check "$ok" "bad value: no source location by default"
+    LS_DEBUG=1 "$LS" solve --backend cpu "$TMP/badval.mtx" >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_exit 2 "bad value, LS_DEBUG=1"
+    has_location "$ERR" && ok=1 || ok=0
+    check "$ok" "bad value: LS_DEBUG=1 adds the source location"
+    run solve --verbose --backend cpu "$TMP/badval.mtx"
+    expect_exit 2 "bad value, --verbose"
+    has_location "$ERR" && ok=1 || ok=0
+    check "$ok" "bad value: --verbose adds the source location"
+    LS_DEBUG=0 "$LS" solve --backend cpu "$TMP/badval.mtx" >"$OUT" 2>"$ERR"
+    has_location "$ERR" && ok=0 || ok=1
+    check "$ok" "bad value: LS_DEBUG=0 leaves it out"
+    run solve --json --backend cpu "$TMP/badval.mtx"
+    msg=$(json_get "$OUT" message 2>/dev/null) || msg='?'
+    printf '%s\n' "$msg" >"$TMP/msg"
+    has_location "$TMP/msg" && ok=0 || ok=1
+    check "$ok" "JSON message has no source location ($msg)"
+    # shellcheck disable=SC2002 # a pipe on purpose: '<' gives a seekable file
+    cat "$TMP/badval.mtx" | "$LS" solve - --backend cpu >"$OUT" 2>"$ERR"
+    expect_stderr_has "<stdin>:5: expected a real value" "bad value on stdin"
+
+    # a library failure after reading: a method the backend lacks
+    "$LS" gen diagdom -n 8 -o "$TMP/a.mtx"
+    run solve --backend cpu --method ge-naive "$TMP/a.mtx"
+    expect_exit 5 "cpu has no ge-naive"
+    has_location "$ERR" && ok=0 || ok=1
+    check "$ok" "ge-naive on cpu: no source location by default"
+    LS_DEBUG=1 "$LS" solve --backend cpu --method ge-naive "$TMP/a.mtx" >"$OUT" 2>"$ERR"
+    has_location "$ERR" && ok=1 || ok=0
+    check "$ok" "ge-naive on cpu: LS_DEBUG=1 adds the source location"
+
+    run gen random -n 4 -o "$TMP/no_such_dir/a.mtx"
+    expect_exit 2 "gen into a missing folder"
+    has_location "$ERR" && ok=0 || ok=1
+    check "$ok" "gen into a missing folder: no source location"
+    run info
+    expect_exit 0 "info"
+    has_location "$OUT" && ok=0 || ok=1
+    check "$ok" "info: no source locations by default"
+}
+
 case "$GROUP" in
 bad) group_bad ;;
 real_*) group_real "${GROUP#real_}" ;;
@@ -549,6 +836,9 @@ backend) group_backend ;;
 json) group_json ;;
 io) group_io ;;
 gen) group_gen ;;
+streams) group_streams ;;
+dtype) group_dtype ;;
+messages) group_messages ;;
 *)
     echo "unknown group $GROUP"
     exit 99

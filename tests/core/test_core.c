@@ -86,6 +86,11 @@ static int test_solve_args(void)
     double Ainf[4] = {1, INFINITY, 3, 4};
     f += lt_check(ls_solve(ctx, &opt, 2, 1, Ainf, 2, B, 2, &rep) == LS_ENONFINITE,
                   "non-finite A refused: %s", rep.message);
+    /* plain words in the message, the source location in its own field, both
+     * still together in the context's error */
+    f += lt_check(rep.message[0] && !strchr(rep.message, '[') && strstr(rep.where, "solve.c:") &&
+                      strstr(ls_context_error(ctx), "[solve.c:"),
+                  "message '%s' without its location '%s'", rep.message, rep.where);
     ls_report_clear(&rep);
     double S[4] = {1, 2, 2, 4}, Bs[2] = {1, 1};
     opt.method = LS_METHOD_LU;

@@ -1,0 +1,82 @@
+/*
+ * What the linsolve tool (tools/) needs beyond linsolve.h: matrices read from
+ * and written to streams (standard input and output) with their dtype, and
+ * messages without their source location.
+ *
+ * Not public API: linsolve.h stays the only installed header. These symbols
+ * are exported for the tool alone, as the backend plugins' entry points are,
+ * and may change with it.
+ */
+#ifndef LS_CORE_TOOL_API_H
+#define LS_CORE_TOOL_API_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "linsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ls_io_format { LS_IO_AUTO = 0, LS_IO_MM, LS_IO_NPY } ls_io_format;
+
+/* What a reader found besides the values. */
+typedef struct ls_io_info {
+    ls_io_format format; /* LS_IO_MM or LS_IO_NPY */
+    char dtype[4];       /* .npy element type without byte order ("f8", "f4", "i2",
+                            ...); "" for Matrix Market */
+} ls_io_info;
+
+/**
+ * Read a matrix from an open stream, or from the file `name` when stream is
+ * NULL. A stream is never seeked: unless it is a regular file it is first
+ * read to its end into memory (at most ls_io_stream_max_bytes()), so every
+ * check a file gets (a header promising more data than there is, trailing
+ * bytes) applies to a pipe too, before the matrix is allocated.
+ * @param[in]  stream  the source, left open; NULL: open the file `name`
+ * @param[in]  name    file name, or what messages call the stream ("<stdin>")
+ * @param[in]  format  LS_IO_AUTO: .npy when the data starts with its magic,
+ *                     Matrix Market otherwise; else that format only
+ * @param[out] m, err  as ls_matrix_read_ex
+ * @param[out] info    may be NULL
+ * @return as ls_matrix_read; LS_ESIZE for a stream over the cap
+ */
+LS_API int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matrix *m,
+                           ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
+                           size_t errlen);
+
+/** Bytes a stream may hold: 64 per element of ls_io_max_elements() plus 1 MiB
+ *  for headers and comments, and at most half the host memory. */
+LS_API long long ls_io_stream_max_bytes(void);
+
+typedef struct ls_io_write_opts {
+    ls_io_format format; /* LS_IO_AUTO: .npy by the name's extension, else Matrix Market */
+    int single;          /* float32 values: .npy '<f4', Matrix Market "%.9g" (exact for
+                            float32); 0: '<f8' and "%.17g" */
+    int sparse;          /* Matrix Market coordinate with only the nonzeros */
+    const char *comment; /* Matrix Market: one comment line after the banner, or NULL */
+} ls_io_write_opts;
+
+/**
+ * Write m to an open stream (flushed, left open) or, with stream NULL, to the
+ * file `name` (removed again when the write fails). Non-finite values, and
+ * values beyond float32's range when o->single, are refused.
+ * @return 0, LS_EINVAL, LS_ENONFINITE, LS_EIO
+ */
+LS_API int ls_io_write_to(FILE *stream, const char *name, const ls_matrix *m,
+                          const ls_io_write_opts *o, char *err, size_t errlen);
+
+/**
+ * Split a library message into its plain words and the source locations
+ * that LS_FAIL appended (" [mm_read.c:228]"). text may be msg itself.
+ * @param[out] where  the locations without brackets, innermost first,
+ *                    separated by spaces ("" if none); may be NULL
+ */
+LS_API void ls_message_split(const char *msg, char *text, size_t textlen, char *where,
+                             size_t wherelen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
