@@ -14,6 +14,7 @@
  *   "gemm"          ls_perf_gemm_in         ls_perf_timing
  *   "gemv"          ls_perf_gemm_in         ls_perf_timing
  *   "peer"          ls_perf_peer_in         ls_perf_peer_out
+ *   "lu_vs_peer"    ls_perf_lu_vs_peer_in   ls_perf_lu_vs_peer_out
  *
  * Timings are medians over `repeat` runs after one warm-up, taken with
  * device events. A backend answers LS_EUNSUPPORTED for names it lacks.
@@ -138,6 +139,32 @@ typedef struct ls_perf_peer_out {
     int iterations;   /* IRS outer iterations (negative: fell back to FP64) */
     char name[LS_PERF_NAME_LEN];
 } ls_perf_peer_out;
+
+/* Our getrf + getrs on device memory against cuSOLVER's Xgetrf + Xgetrs,
+ * in the same process on the same stream: A and b uploaded once, a pristine
+ * device copy restored before every run (off the clock), one warm-up of
+ * each, then runs interleaved ours, peer, ours, peer, ... with nrhs = 1.
+ * Before allocating, the device memory the case needs is compared with
+ * what is free: LS_EDEVMEM (need_bytes, free_bytes set) when it does not
+ * fit. */
+typedef struct ls_perf_lu_vs_peer_in {
+    ls_precision prec;
+    int n;
+    const double *A; /* host, n x n, lda = n (converted to prec for the device) */
+    const double *b; /* host, n */
+    int repeat;      /* timed runs of each, after the warm-ups */
+} ls_perf_lu_vs_peer_in;
+
+typedef struct ls_perf_lu_vs_peer_out {
+    double t_ours, t_peer;         /* medians, seconds: getrf + getrs, device events */
+    double t_ours_min, t_ours_max; /* spread of the timed runs */
+    double t_peer_min, t_peer_max;
+    double res_ours, res_peer;     /* ||b - A x||inf / (n ||A||inf ||x||inf eps), last run */
+    int info_ours, info_peer;      /* first nonzero info of any run, else 0 */
+    int runs;                      /* timed runs of each */
+    size_t need_bytes, free_bytes; /* device memory the case needs, and found free */
+    char ours[LS_PERF_NAME_LEN], peer[LS_PERF_NAME_LEN];
+} ls_perf_lu_vs_peer_out;
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,8 @@ def bench_csv(exe, work):
     # 2 sizes x 2 precisions x 2 nrhs x (ge + lapack baselines + 3 methods)
     check(len(rows) == 2 * 2 * 2 * 5, "bench csv: %d rows (want 40)" % len(rows))
     check_bench_rows(rows, ["ge", "lapack", "lu", "gj1", "gj2"])
+    # without cuSOLVER rows there is no lu-vs-cusolver ratio to print
+    check(all(r.get("cusolver/lu") == "-" for r in rows), "cusolver/lu column, '-' on cpu")
     # speedup-vs-cpu equals t(ge cpu) / t(case, with transfers)
     base = {}
     for r in rows:
@@ -144,6 +146,46 @@ def bench_opencl(exe, work):
         sys.exit(77)
     check(len(rows) + len(unsupported) == 4, "opencl: %d rows + %d unsupported (want 4)" % (len(rows), len(unsupported)))
     check_bench_rows(rows, [])
+
+
+def lu_vs_cusolver(exe, work):
+    """Without the CUDA backend: exit 5 with a clear message. With it: the
+    CSV has issue 10's header, one row per (n, precision), ratio = cus / lu."""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    path = os.path.join(work, "lvc.csv")
+    if os.path.exists(path):
+        os.remove(path)
+    bad = subprocess.run([exe, "bench", "--csv", path], capture_output=True, text=True, env=env)
+    check(bad.returncode == 2 and "--lu-vs-cusolver" in bad.stderr, "--csv alone is refused (exit 2)")
+    bad = subprocess.run([exe, "bench", "--lu-vs-cusolver", "--repeat", "3"], capture_output=True,
+                         text=True, env=env)
+    check(bad.returncode == 2 and "at least 5" in bad.stderr, "--repeat 3 is refused (exit 2)")
+    help_ = subprocess.run([exe, "bench", "--help"], capture_output=True, text=True, env=env)
+    check("--lu-vs-cusolver" in help_.stdout and "--csv FILE" in help_.stdout, "--help documents both")
+    p = subprocess.run([exe, "bench", "--lu-vs-cusolver", "--sizes", "64,100", "--precision",
+                        "double,single", "--repeat", "5", "--csv", path, "--format", "csv"],
+                       capture_output=True, text=True, env=env, timeout=240)
+    if p.returncode == 5:
+        check("needs the CUDA backend" in p.stderr, "no CUDA: says it needs the CUDA backend (%s)"
+              % p.stderr.strip()[:200])
+        check(not os.path.exists(path), "no CUDA: no CSV file written")
+        return
+    if "is not in this plugin" in p.stdout:
+        print("skip: the plugin has no getrs on the device yet")
+        sys.exit(77)
+    check(p.returncode == 0, "lu-vs-cusolver on a GPU -> exit %d %s" % (p.returncode, p.stderr[-500:]))
+    lines = open(path).read().splitlines()
+    check(lines[:1] == ["n,precision,lu_ms,cusolver_ms,ratio"], "CSV header %r" % lines[:1])
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    check([(r["n"], r["precision"]) for r in rows] ==
+          [("64", "double"), ("64", "single"), ("100", "double"), ("100", "single")], "CSV rows")
+    for r in rows:
+        want = float(r["cusolver_ms"]) / float(r["lu_ms"])
+        check(abs(float(r["ratio"]) - want) <= 2e-3 + 2e-3 * want,
+              "n=%s %s ratio %s = cusolver_ms / lu_ms" % (r["n"], r["precision"], r["ratio"]))
+    table = csv_tables(p.stdout).get("lu vs cusolver", [])
+    check(len(table) == 4 and all(t["status"] == "ok" and float(t["lu_residual"]) <= 30
+                                  for t in table), "table: 4 rows, residuals <= 30")
 
 
 def metrics(exe, work):

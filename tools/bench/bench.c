@@ -18,6 +18,11 @@
 #include "bench_util.h"
 
 int ls_cmd_bench(int argc, char **argv);
+int ls_bench_lu_vs_cusolver(const ls_bench_opts *b); /* lu_vs_cusolver.c */
+
+/* The lu-vs-cusolver sweep's medians need at least this many runs. */
+#define LVC_MIN_REPEAT 5
+#define LVC_DEFAULT_REPEAT 7
 
 static void usage(FILE *f)
 {
@@ -35,12 +40,21 @@ static void usage(FILE *f)
           "  --no-peers              do not run cuSOLVER peers on cuda\n"
           "  --gen KIND              generator for A (default random)\n"
           "  --format table|csv|json (default table)\n"
-          "  -o FILE                 write the results to FILE\n",
+          "  -o FILE                 write the results to FILE\n"
+          "  --lu-vs-cusolver        instead: lu (getrf + getrs on device memory) against\n"
+          "                          cuSOLVER Xgetrf + Xgetrs, nrhs 1, per size and precision;\n"
+          "                          needs the CUDA backend; --repeat >= 5 (default 7)\n"
+          "  --csv FILE              with --lu-vs-cusolver: also write\n"
+          "                          n,precision,lu_ms,cusolver_ms,ratio to FILE\n"
+          "exit status: 0 all ok, 1 some case failed (with --lu-vs-cusolver: or was\n"
+          "skipped), 2 bad options, 3 cannot write, 4 out of memory, 5 (--lu-vs-cusolver)\n"
+          "no CUDA backend\n",
           f);
 }
 
 static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t len)
 {
+    int repeat_given = 0;
     ls_bench_opts_init(b);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -54,6 +68,9 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
             used = 0;
         } else if (!strcmp(a, "--no-peers")) {
             b->peers = 0;
+            used = 0;
+        } else if (!strcmp(a, "--lu-vs-cusolver")) {
+            b->lu_vs_cusolver = 1;
             used = 0;
         } else if (!v) {
             snprintf(err, len, "option %s needs a value (or is unknown)", a);
@@ -83,6 +100,7 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
                     goto bad;
         } else if (!strcmp(a, "--repeat")) {
             b->repeat = atoi(v);
+            repeat_given = 1;
             if (b->repeat < 1 || b->repeat > 1000)
                 goto bad;
         } else if (!strcmp(a, "--rotate")) {
@@ -105,6 +123,8 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
                 goto bad;
         } else if (!strcmp(a, "-o")) {
             b->output = v;
+        } else if (!strcmp(a, "--csv")) {
+            b->csv = v;
         } else {
             snprintf(err, len, "unknown option %s", a);
             return -1;
@@ -113,6 +133,17 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
         continue;
     bad:
         snprintf(err, len, "bad value '%s' for %s", v, a);
+        return -1;
+    }
+    if (b->csv && !b->lu_vs_cusolver) {
+        snprintf(err, len, "--csv goes with --lu-vs-cusolver (use --format csv -o FILE)");
+        return -1;
+    }
+    if (b->lu_vs_cusolver && !repeat_given)
+        b->repeat = LVC_DEFAULT_REPEAT;
+    if (b->lu_vs_cusolver && b->repeat < LVC_MIN_REPEAT) {
+        snprintf(err, len, "--lu-vs-cusolver takes medians of at least %d runs (--repeat %d)",
+                 LVC_MIN_REPEAT, b->repeat);
         return -1;
     }
     return 0;
@@ -130,6 +161,8 @@ int ls_cmd_bench(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (b.lu_vs_cusolver)
+        return ls_bench_lu_vs_cusolver(&b);
     FILE *f = stdout;
     if (b.output && !(f = fopen(b.output, "w"))) {
         fprintf(stderr, "linsolve bench: cannot write %s\n", b.output);

@@ -23,6 +23,8 @@ typedef struct ls_bench_opts {
     ls_gen_kind gen;
     ls_out_format format;
     const char *output;
+    int lu_vs_cusolver; /* the lu-vs-cusolver sweep instead of the mixed table */
+    const char *csv;    /* its CSV file (NULL: none) */
 } ls_bench_opts;
 
 /* One measured case (medians over the timed runs). */

@@ -17,9 +17,9 @@
 static const char *const COLS[] = {"N",       "NRHS",    "method",         "backend",
                                    "prec",    "time(s)", "time+xfer(s)",   "GFLOP/s",
                                    "GB/s",    "speedup-vs-cpu", "speedup-vs-lapack",
-                                   "residual", "status"};
-static const int WIDTHS[] = {6, 5, 14, 7, 6, 11, 12, 9, 8, 14, 17, 9, 6};
-#define NCOLS 13
+                                   "cusolver/lu", "residual", "status"};
+static const int WIDTHS[] = {6, 5, 14, 7, 6, 11, 12, 9, 8, 14, 17, 11, 9, 6};
+#define NCOLS 14
 
 /* Last measured (n, seconds) per series, for the time-limit prediction. */
 typedef struct series {
@@ -69,8 +69,12 @@ static void ratio_cell(char *cell, double base, double t)
         ls_cell(cell, "-");
 }
 
+/* t_cus: cuSOLVER getrf+getrs's device time for the cuda lu row of the
+ * same (n, precision, nrhs), else 0; its ratio to ours is printed only when
+ * both passed the residual check. */
 static void emit(sweep *w, int n, int nrhs, const char *method, const char *backend,
-                 ls_precision p, const ls_bench_result *r, double t_ge, double t_lapack)
+                 ls_precision p, const ls_bench_result *r, double t_ge, double t_lapack,
+                 double t_cus)
 {
     char c[NCOLS][LS_BENCH_CELL];
     ls_cell(c[0], "%d", n);
@@ -84,8 +88,9 @@ static void emit(sweep *w, int n, int nrhs, const char *method, const char *back
     ls_cell(c[8], "%.2f", r->t_dev > 0 ? r->bytes / r->t_dev / 1e9 : 0.0);
     ratio_cell(c[9], t_ge, r->t_xfer);
     ratio_cell(c[10], t_lapack, r->t_xfer);
-    ls_cell(c[11], "%.3g", r->residual);
-    ls_cell(c[12], "%s", r->ok ? "ok" : "failed");
+    ratio_cell(c[11], r->ok ? t_cus : 0.0, r->t_dev);
+    ls_cell(c[12], "%.3g", r->residual);
+    ls_cell(c[13], "%s", r->ok ? "ok" : "failed");
     ls_out_row(&w->out, c);
     if (!r->ok) {
         w->failed++;
@@ -152,8 +157,24 @@ static int timed_case(sweep *w, group *g, ls_context *ctx, ls_backend_kind bk, l
     return 1;
 }
 
-static void run_peers(sweep *w, group *g, ls_context *cuda, ls_precision p, int n, int nrhs,
-                      double t_ge, double t_lapack)
+/* cuSOLVER's rows of one group: measured before our methods, so that the
+ * lu row can carry the ratio, and printed after them. */
+typedef struct peer_rows {
+    int count;
+    const char *name[2];
+    ls_bench_result r[2];
+} peer_rows;
+
+static double cusolver_time(const peer_rows *pr)
+{
+    for (int i = 0; i < pr->count; i++)
+        if (!strcmp(pr->name[i], "cusolver-getrf") && pr->r[i].ok)
+            return pr->r[i].t_dev;
+    return 0.0;
+}
+
+static void measure_peers(sweep *w, group *g, ls_context *cuda, ls_precision p, int n, int nrhs,
+                          peer_rows *pr)
 {
     const ls_bench_inputs *in = group_inputs(w, g, LS_METHOD_LU, n, nrhs);
     static const struct {
@@ -193,7 +214,8 @@ static void run_peers(sweep *w, group *g, ls_context *cuda, ls_precision p, int 
         } else {
             snprintf(r.message, sizeof r.message, "out of host memory");
         }
-        emit(w, n, nrhs, peers[i].name, "cuda", p, &r, t_ge, t_lapack);
+        pr->name[pr->count] = peers[i].name;
+        pr->r[pr->count++] = r;
         free(X);
     }
 }
@@ -275,11 +297,15 @@ int ls_bench_run(const ls_bench_opts *b, FILE *f)
                             if (r.ok)
                                 *(k ? &t_lapack : &t_ge) = r.t_xfer;
                             emit(w, n, nrhs, ls_method_name(base[k]), "cpu", p, &r, t_ge,
-                                 t_lapack);
+                                 t_lapack, 0.0);
                         }
                         w->done++;
                     }
                 }
+                peer_rows pr;
+                memset(&pr, 0, sizeof pr);
+                if (cuda && b->peers)
+                    measure_peers(w, &g, cuda, p, n, nrhs, &pr);
                 for (int ci = 0; ci < nk; ci++) {
                     if (!ctx[ci])
                         continue;
@@ -316,14 +342,15 @@ int ls_bench_run(const ls_bench_opts *b, FILE *f)
                             group_free(&g);
                             goto oom;
                         }
+                        int lu_cuda = kinds[ci] == LS_BACKEND_CUDA && r.method == LS_METHOD_LU;
                         if (got > 0)
                             emit(w, n, nrhs, ls_method_name(r.method), ls_backend_name(kinds[ci]),
-                                 p, &r, t_ge, t_lapack);
+                                 p, &r, t_ge, t_lapack, lu_cuda ? cusolver_time(&pr) : 0.0);
                         w->done++;
                     }
                 }
-                if (cuda && b->peers)
-                    run_peers(w, &g, cuda, p, n, nrhs, t_ge, t_lapack);
+                for (int k = 0; k < pr.count; k++)
+                    emit(w, n, nrhs, pr.name[k], "cuda", p, &pr.r[k], t_ge, t_lapack, 0.0);
                 group_free(&g);
             }
     ls_bench_progress(w->total, w->total, "done");

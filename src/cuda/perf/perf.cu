@@ -36,6 +36,8 @@ extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *
         return lsc_perf_gemv(bctx, in, out, err, errlen);
     if (!strcmp(what, "peer"))
         return lsc_perf_peer(bctx, in, out, err, errlen);
+    if (!strcmp(what, "lu_vs_peer"))
+        return lsc_perf_lu_vs_peer(bctx, in, out, err, errlen);
     return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "perf: unknown request '%s'", what);
 }
 

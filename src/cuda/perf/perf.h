@@ -12,7 +12,7 @@ extern "C" {
 /**
  * @param[in]  bctx   the CUDA backend context (ls_cuda_ctx)
  * @param[in]  what   request name ("device", "kernels", "copy", "fma",
- *                    "intensity", "gemm", "gemv", "peer")
+ *                    "intensity", "gemm", "gemv", "peer", "lu_vs_peer")
  * @param[in]  in     request input struct (src/core/perf.h), may be NULL
  * @param[out] out    request output struct
  * @param[out] err    message with file:line on failure
@@ -31,6 +31,7 @@ int lsc_perf_intensity(void *bctx, const void *in, void *out, char *err, size_t 
 int lsc_perf_gemm(void *bctx, const void *in, void *out, char *err, size_t errlen);
 int lsc_perf_gemv(void *bctx, const void *in, void *out, char *err, size_t errlen);
 int lsc_perf_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
+int lsc_perf_lu_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
 /* Kernels of src/cuda/perf for the occupancy listing: count, or fill. */
 int lsc_perf_own_kernels(int prec, int n, const char **names, const void **funcs, int *threads,
                          int max);
