@@ -3,7 +3,10 @@
 # already present. Run as root (CI and fresh machines) or with sudo.
 set -euo pipefail
 pkgs=(cmake gcc make pkg-config libopenblas-dev liblapacke-dev
-      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gnuplot-nox python3)
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gnuplot-nox python3
+      # the LAPACK drop-in's tests: LAPACK's own test programs, the reference
+      # LAPACK and BLAS (NaN/Inf oracle), Debian's NumPy run under the preload
+      liblapack-test liblapack3 libblas3 python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

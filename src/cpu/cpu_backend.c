@@ -25,7 +25,6 @@
 #include "cpu_internal.h"
 
 #ifdef LS_HAVE_LAPACKE
-#include <lapacke.h>
 #define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab lapack"
 #else
 #define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab"
@@ -128,33 +127,33 @@ static double bytes_model(const ls_job *job, long long total_iterations)
 }
 
 #ifdef LS_HAVE_LAPACKE
-/* getrf + getrs through LAPACKE (what dgesv does), split to time each. */
+/* getrf + getrs of the linked LAPACK (what dgesv does), split to time each.
+ * The Fortran routines are called through ls_cpu_lapack_sym, not through
+ * LAPACKE, whose dgetrf_ would be a preloaded drop-in's (lapack_sym.c). */
 static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {
     if (job->pivot == LS_PIVOT_NONE)
         return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
                        "method lapack always pivots: use ge, lu, gj1 or gj2 with --pivot none");
-    int single = job->prec == LS_SINGLE;
+    char x = job->prec == LS_SINGLE ? 's' : 'd';
+    int info = 0;
     double t0 = ls_now();
-    lapack_int info = single ? LAPACKE_sgetrf(LAPACK_COL_MAJOR, job->n, job->n, job->A,
-                                              job->lda, job->ipiv)
-                             : LAPACKE_dgetrf(LAPACK_COL_MAJOR, job->n, job->n, job->A,
-                                              job->lda, job->ipiv);
+    int st = ls_cpu_lapack_getrf(job->prec, job->n, job->A, job->lda, job->ipiv, &info);
     rep->t_factor = ls_now() - t0;
+    if (st)
+        return LS_FAIL(err, errlen, st, "%cgetrf_ not found in liblinsolve's LAPACK", x);
     if (info < 0)
-        return LS_FAIL(err, errlen, LS_EINTERNAL, "LAPACKE_%cgetrf rejected argument %d",
-                       single ? 's' : 'd', (int)-info);
+        return LS_FAIL(err, errlen, LS_EINTERNAL, "%cgetrf_ rejected argument %d", x, -info);
     if (info > 0)
-        return (int)info;
+        return info;
     t0 = ls_now();
-    info = single ? LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', job->n, job->nrhs, job->A, job->lda,
-                                   job->ipiv, job->B, job->ldb)
-                  : LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', job->n, job->nrhs, job->A, job->lda,
-                                   job->ipiv, job->B, job->ldb);
+    st = ls_cpu_lapack_getrs(job->prec, job->n, job->nrhs, job->A, job->lda, job->ipiv, job->B,
+                             job->ldb, &info);
     rep->t_solve = ls_now() - t0;
+    if (st)
+        return LS_FAIL(err, errlen, st, "%cgetrs_ not found in liblinsolve's LAPACK", x);
     if (info < 0)
-        return LS_FAIL(err, errlen, LS_EINTERNAL, "LAPACKE_%cgetrs rejected argument %d",
-                       single ? 's' : 'd', (int)-info);
+        return LS_FAIL(err, errlen, LS_EINTERNAL, "%cgetrs_ rejected argument %d", x, -info);
     return 0;
 }
 #endif

@@ -49,6 +49,14 @@ typedef struct ls_cpu_iter_result {
 LS_CPU_DECLARE_(double, d)
 LS_CPU_DECLARE_(float, s)
 
+/* The system LAPACK liblinsolve was linked against (lapack_sym.c), found in
+ * liblinsolve's own dependency tree so that a preloaded liblinsolve_lapack.so
+ * cannot intercept the `lapack` method. NULL / LS_EUNAVAIL when absent. */
+void *ls_cpu_lapack_sym(const char *name);
+int ls_cpu_lapack_getrf(ls_precision p, int n, void *A, int lda, int *ipiv, int *info);
+int ls_cpu_lapack_getrs(ls_precision p, int n, int nrhs, const void *A, int lda,
+                        const int *ipiv, void *B, int ldb, int *info);
+
 #undef LS_CPU_DECLARE_
 
 #endif

@@ -47,26 +47,32 @@ static int FN(panel_factor)(int m, int j0, int jb, REAL *A, int lda, int *ipiv, 
                 info = j + 1;
             /* Without pivoting the entries below may be nonzero; take their
              * multipliers as zero so the factors stay self-consistent. */
-            for (int i = j + 1; i < m; i++)
-                col[i] = 0;
-            continue;
-        }
-        if (p != j)
-            for (int c = j0; c < j0 + jb; c++) {
-                REAL *cc = A + (size_t)c * lda;
-                REAL t = cc[j];
-                cc[j] = cc[p];
-                cc[p] = t;
+            if (!pivot) {
+                for (int i = j + 1; i < m; i++)
+                    col[i] = 0;
+                continue;
             }
-        REAL piv = col[j];
-        /* LAPACK's dgetf2: multiply by the reciprocal unless it would overflow. */
-        if (FN(absval)(piv) >= small) {
-            REAL r = (REAL)1 / piv;
-            for (int i = j + 1; i < m; i++)
-                col[i] *= r;
+            /* With pivoting (then p == j) they are zeros or NaNs: left
+             * unscaled and still applied below, as LAPACK's dgetrf does,
+             * so a NaN reaches the trailing matrix there too. */
         } else {
-            for (int i = j + 1; i < m; i++)
-                col[i] /= piv;
+            if (p != j)
+                for (int c = j0; c < j0 + jb; c++) {
+                    REAL *cc = A + (size_t)c * lda;
+                    REAL t = cc[j];
+                    cc[j] = cc[p];
+                    cc[p] = t;
+                }
+            REAL piv = col[j];
+            /* LAPACK's dgetf2: multiply by the reciprocal unless it would overflow. */
+            if (FN(absval)(piv) >= small) {
+                REAL r = (REAL)1 / piv;
+                for (int i = j + 1; i < m; i++)
+                    col[i] *= r;
+            } else {
+                for (int i = j + 1; i < m; i++)
+                    col[i] /= piv;
+            }
         }
         for (int c = jj + 1; c < jb; c++) {
             REAL *cc = A + (size_t)(j0 + c) * lda;

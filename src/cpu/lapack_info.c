@@ -1,14 +1,15 @@
-/* Which LAPACK the `lapack` method really calls. LAPACKE forwards to the
- * first dgetrf_ in the process's symbol scope, which may be OpenBLAS's own
- * (tuned, parallel) or a reference liblapack.so.3 on top of OpenBLAS's BLAS,
- * depending on how the dynamic linker resolved them: benchmarks print this
- * so that the CPU baseline is named for what it is. */
+/* Which LAPACK the `lapack` method really calls: the dgetrf_ of
+ * liblinsolve's own dependency tree (lapack_sym.c), which may be OpenBLAS's
+ * own (tuned, parallel) or a reference liblapack.so.3 on top of OpenBLAS's
+ * BLAS, depending on how the dynamic linker resolved them: benchmarks print
+ * this so that the CPU baseline is named for what it is. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "linsolve.h"
+#include "cpu_internal.h"
 
 int ls_lapack_library(char *buf, size_t len)
 {
@@ -16,7 +17,7 @@ int ls_lapack_library(char *buf, size_t len)
         return LS_EINVAL;
     buf[0] = '\0';
 #ifdef LS_HAVE_LAPACKE
-    void *getrf = dlsym(RTLD_DEFAULT, "dgetrf_");
+    void *getrf = ls_cpu_lapack_sym("dgetrf_");
     Dl_info where;
     memset(&where, 0, sizeof where);
     if (!getrf || !dladdr(getrf, &where) || !where.dli_fname) {

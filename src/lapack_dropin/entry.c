@@ -1,0 +1,6 @@
+/* The six symbols this library exports, written once (entry_impl.h) and
+ * instantiated for double and float as the CPU backend's kernels are. */
+#include "dropin.h"
+
+#define LS_REAL_IMPL "entry_impl.h"
+#include "cpu/instantiate_real.h"
