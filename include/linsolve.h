@@ -159,7 +159,9 @@ LS_API int ls_print_info(void *file);
 /** LU with partial pivoting of the n x n matrix A: A = P L U. */
 LS_API int ls_dgetrf(int m, int n, double *A, int lda, int *ipiv, int *info, ls_context *ctx);
 LS_API int ls_sgetrf(int m, int n, float *A, int lda, int *ipiv, int *info, ls_context *ctx);
-/** Solve op(A) X = B with the factors of getrf; trans = 'N' or 'T'. */
+/** Solve op(A) X = B with the factors of getrf; trans = 'N' or 'T'. On a
+ *  CUDA context the solve runs on the GPU (A, ipiv and B copied over and
+ *  X back); elsewhere on the CPU. */
 LS_API int ls_dgetrs(char trans, int n, int nrhs, const double *A, int lda, const int *ipiv,
                      double *B, int ldb, int *info, ls_context *ctx);
 LS_API int ls_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *ipiv,
@@ -169,6 +171,111 @@ LS_API int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, i
                     ls_context *ctx);
 LS_API int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int ldb, int *info,
                     ls_context *ctx);
+
+/* ------------------------------------------------------------------------
+ * Device-resident API (MAGMA's _gpu convention): the matrices live in the
+ * caller's device memory and the work is queued on the context's stream.
+ * CUDA only: with ctx NULL or a CPU context these return LS_EUNAVAIL (the
+ * message, "the device API needs the CUDA backend ...", is in
+ * ls_context_error when ctx is not NULL); on OpenCL, LS_EUNSUPPORTED.
+ *
+ * ipiv and info may each be host or device memory (told apart with the
+ * CUDA runtime). When both are device memory the call is asynchronous:
+ * it returns 0 at once, pivots and info are written on the device when the
+ * stream gets there, and nothing waits for the device. Host memory (or info
+ * NULL) makes the call wait for the stream and copy them back; it then
+ * returns info as LAPACK does. Argument errors return -i (LAPACK numbering,
+ * ctx not counted), set info to -i wherever it lives, and say why in
+ * ls_context_error. A routine's first call at a new largest size may grow
+ * the context's device workspace, and that allocation may synchronise the
+ * device; later calls allocate nothing.
+ *
+ * The context's own stream does not wait for CUDA's legacy default stream:
+ * data the caller puts in place with cudaMemcpy (whose upload from pageable
+ * memory may return before it lands) must be synchronised first (e.g.
+ * cudaDeviceSynchronize), or copied with ls_device_copy, or the caller's
+ * own stream passed to ls_context_set_stream and used for both.
+ * ---------------------------------------------------------------------- */
+/**
+ * Queue the context's work on a stream of the caller's.
+ * @param[in,out] ctx    a CUDA context
+ * @param[in]     stream a cudaStream_t of the context's device, as void *;
+ *                       NULL restores the context's own stream. The caller
+ *                       keeps it alive while the context uses it.
+ * @return 0; LS_EINVAL for a handle that is not a CUDA stream;
+ *         LS_EUNAVAIL / LS_EUNSUPPORTED without CUDA
+ */
+LS_API int ls_context_set_stream(ls_context *ctx, void *stream);
+/** The cudaStream_t (as void *) the context's work goes to: the caller's
+ *  from ls_context_set_stream, else the context's own; NULL without CUDA. */
+LS_API void *ls_context_get_stream(const ls_context *ctx);
+/**
+ * Device memory on the context's device (cudaMalloc).
+ * @param[out] ptr   the allocation; NULL for bytes == 0 or on failure
+ * @param[in]  bytes size
+ * @return 0; LS_EDEVMEM with the bytes asked for and free in the message;
+ *         LS_EINVAL for ptr NULL
+ */
+LS_API int ls_device_malloc(ls_context *ctx, void **ptr, size_t bytes);
+/** Free what ls_device_malloc returned (NULL: nothing). May synchronise
+ *  the device, as cudaFree does. @return 0, LS_EINVAL for host memory */
+LS_API int ls_device_free(ls_context *ctx, void *ptr);
+/**
+ * Copy bytes between any two of host and device memory, the direction
+ * taken from the pointers (cudaMemcpyDefault), on the context's stream.
+ * Device to device is asynchronous; a copy from or to host memory returns
+ * when the host buffer may be used (it waits for the stream).
+ * @return 0; LS_EINVAL for dst or src NULL with bytes > 0
+ */
+LS_API int ls_device_copy(ls_context *ctx, void *dst, const void *src, size_t bytes);
+/** Wait until the context's stream has done all its work.
+ *  @return 0, or the device error that asynchronous work met */
+LS_API int ls_device_synchronize(ls_context *ctx);
+/**
+ * LU with partial pivoting of the m x n device matrix dA: A = P L U.
+ * @param[in]     m,n   dimensions (>= 0)
+ * @param[in,out] dA    device, column-major, ldda >= max(1, m): the factors
+ * @param[out]    ipiv  min(m, n) 1-based pivots, host or device memory
+ * @param[out]    info  host or device memory (or NULL): 0, or the first
+ *                      zero pivot's 1-based column (the factorization ran to
+ *                      the end, as LAPACK's)
+ * @return info when info is host memory or NULL; 0 when it is device memory;
+ *         -i for argument i; LS_EDEVICE / LS_EDEVMEM / LS_EUNAVAIL ...
+ */
+LS_API int ls_dgetrf_gpu(int m, int n, double *dA, int ldda, int *ipiv, int *info,
+                         ls_context *ctx);
+LS_API int ls_sgetrf_gpu(int m, int n, float *dA, int ldda, int *ipiv, int *info,
+                         ls_context *ctx);
+/**
+ * Solve op(A) X = B with the factors and pivots of ls_?getrf_gpu.
+ * @param[in]     trans 'N', 'T' or 'C' ('C' is 'T' for real data)
+ * @param[in]     dA    device factors, ldda >= max(1, n)
+ * @param[in]     ipiv  n 1-based pivots, host or device memory
+ * @param[in,out] dB    device, n x nrhs, lddb >= max(1, n): B in, X out
+ * @param[out]    info  host or device memory (or NULL): 0 or -i
+ * @return 0; -i; LS_EDEVICE ...
+ */
+LS_API int ls_dgetrs_gpu(char trans, int n, int nrhs, const double *dA, int ldda, const int *ipiv,
+                         double *dB, int lddb, int *info, ls_context *ctx);
+LS_API int ls_sgetrs_gpu(char trans, int n, int nrhs, const float *dA, int ldda, const int *ipiv,
+                         float *dB, int lddb, int *info, ls_context *ctx);
+/**
+ * Solve A X = B on the device: getrf then getrs, queued back to back.
+ * @param[in,out] dA   device, n x n, ldda >= max(1, n): the factors
+ * @param[out]    ipiv n 1-based pivots, host or device memory
+ * @param[in,out] dB   device, n x nrhs, lddb >= max(1, n): B in, X out
+ * @param[out]    info host or device memory (or NULL). In host memory (or
+ *                     NULL), a zero pivot (info > 0) skips the solve and dB
+ *                     keeps B, as LAPACK. In device memory the solve is
+ *                     queued without waiting for info, so dB is undefined
+ *                     when info > 0: read info before using X.
+ * @return info when info is host memory or NULL; 0 when it is device memory;
+ *         -i for argument i; LS_EDEVICE ...
+ */
+LS_API int ls_dgesv_gpu(int n, int nrhs, double *dA, int ldda, int *ipiv, double *dB, int lddb,
+                        int *info, ls_context *ctx);
+LS_API int ls_sgesv_gpu(int n, int nrhs, float *dA, int ldda, int *ipiv, float *dB, int lddb,
+                        int *info, ls_context *ctx);
 
 /* ------------------------------------------------------------------------
  * High-level solve with options and a report.

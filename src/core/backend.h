@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define LS_PLUGIN_ABI 1
+#define LS_PLUGIN_ABI 2 /* 2: the getrs and device-resident slots */
 #define LS_ERRLEN 512
 
 /* One dense solve handed to a backend. A and B are host arrays in the
@@ -76,6 +76,35 @@ typedef struct ls_backend_iface {
      * structs declared in src/core/perf.h. NULL -> LS_EUNSUPPORTED. */
     int (*perf)(void *bctx, const char *what, const void *in, void *out, char *err,
                 size_t errlen);
+
+    /* optional: getrs in the backend's own kernels (host arrays in, X out
+     * in B; trans 'N' or 'T'; the factors are nonsingular); NULL -> the CPU
+     * reference getrs. */
+    int (*getrs)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                 const int *ipiv, void *B, int ldb, char *err, size_t errlen);
+
+    /* optional, all or none: the device-resident API (ls_context_set_stream,
+     * ls_device_*, ls_*_gpu; src/core/device_api.c). The core has checked
+     * the arguments; ipiv and info may be host or device memory and the
+     * backend tells them apart. NULL -> LS_EUNSUPPORTED naming the backend. */
+    int (*set_stream)(void *bctx, void *stream, char *err, size_t errlen); /* NULL: own */
+    void *(*get_stream)(void *bctx);
+    int (*dev_malloc)(void *bctx, void **ptr, size_t bytes, char *err, size_t errlen);
+    int (*dev_free)(void *bctx, void *ptr, char *err, size_t errlen);
+    /* direction inferred from the pointers; returns once a host buffer
+     * involved may be used, device-to-device stays asynchronous */
+    int (*dev_copy)(void *bctx, void *dst, const void *src, size_t bytes, char *err,
+                    size_t errlen);
+    int (*dev_sync)(void *bctx, char *err, size_t errlen);
+    /* Return info when it is host memory (or NULL), 0 when it is device
+     * memory (written there, asynchronously), -i for a bad pointer. */
+    int (*getrf_gpu)(void *bctx, ls_precision p, int m, int n, void *dA, int ldda, int *ipiv,
+                     int *info, char *err, size_t errlen);
+    int (*getrs_gpu)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *dA,
+                     int ldda, const int *ipiv, void *dB, int lddb, int *info, char *err,
+                     size_t errlen);
+    int (*gesv_gpu)(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
+                    void *dB, int lddb, int *info, char *err, size_t errlen);
 } ls_backend_iface;
 
 /* Every plugin exports this symbol (name from LS_PLUGIN_ENTRY):

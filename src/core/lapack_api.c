@@ -1,13 +1,14 @@
 /* LAPACK-shaped drivers: argument checks with LAPACK's -i numbering, then
- * the backend's getrf where it has one, else the CPU reference. */
+ * the backend's getrf / getrs where it has them, else the CPU reference. */
 #include <stdlib.h>
 
 #include "backend.h"
 #include "cpu/cpu.h"
+#include "lapack_check.h"
 
 #define LS_MAX1(x) ((x) > 1 ? (x) : 1)
 
-static int check_getrf(int m, int n, const void *A, int lda, const int *ipiv)
+int ls_check_getrf(int m, int n, const void *A, int lda, const int *ipiv)
 {
     if (m < 0) return -1;
     if (n < 0) return -2;
@@ -17,7 +18,7 @@ static int check_getrf(int m, int n, const void *A, int lda, const int *ipiv)
     return 0;
 }
 
-static int check_getrs(char trans, int n, int nrhs, const void *A, int lda, const int *ipiv,
+int ls_check_getrs(char trans, int n, int nrhs, const void *A, int lda, const int *ipiv,
                        const void *B, int ldb)
 {
     if (trans != 'N' && trans != 'n' && trans != 'T' && trans != 't' && trans != 'C' &&
@@ -33,7 +34,7 @@ static int check_getrs(char trans, int n, int nrhs, const void *A, int lda, cons
     return 0;
 }
 
-static int check_gesv(int n, int nrhs, const void *A, int lda, const int *ipiv, const void *B,
+int ls_check_gesv(int n, int nrhs, const void *A, int lda, const int *ipiv, const void *B,
                       int ldb)
 {
     if (n < 0) return -1;
@@ -49,7 +50,7 @@ static int check_gesv(int n, int nrhs, const void *A, int lda, const int *ipiv, 
 static int getrf_any(ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
                      ls_context *ctx)
 {
-    int st = check_getrf(m, n, A, lda, ipiv);
+    int st = ls_check_getrf(m, n, A, lda, ipiv);
     if (info) *info = st;
     if (st) return st;
     if (m == 0 || n == 0) return 0;
@@ -84,32 +85,43 @@ int ls_sgetrf(int m, int n, float *A, int lda, int *ipiv, int *info, ls_context 
     return getrf_any(LS_SINGLE, m, n, A, lda, ipiv, info, ctx);
 }
 
+/* The backend's getrs where it has one (CUDA: copy in, solve on the
+ * device, copy out), else the CPU reference. */
+static int getrs_any(ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                     const int *ipiv, void *B, int ldb, int *info, ls_context *ctx)
+{
+    int st = ls_check_getrs(trans, n, nrhs, A, lda, ipiv, B, ldb);
+    if (info) *info = st;
+    if (st || n == 0 || nrhs == 0) return st;
+    if (ctx && ctx->iface && ctx->iface->getrs) {
+        st = ctx->iface->getrs(ctx->bctx, p, upper_trans(trans), n, nrhs, A, lda, ipiv, B, ldb,
+                               ctx->error, sizeof ctx->error);
+        if (info) *info = st;
+        return st;
+    }
+    if (p == LS_SINGLE)
+        ls_ref_sgetrs(upper_trans(trans), n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb);
+    else
+        ls_ref_dgetrs(upper_trans(trans), n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb);
+    return 0;
+}
+
 int ls_dgetrs(char trans, int n, int nrhs, const double *A, int lda, const int *ipiv, double *B,
               int ldb, int *info, ls_context *ctx)
 {
-    (void)ctx;
-    int st = check_getrs(trans, n, nrhs, A, lda, ipiv, B, ldb);
-    if (info) *info = st;
-    if (st || n == 0 || nrhs == 0) return st;
-    ls_ref_dgetrs(upper_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
-    return 0;
+    return getrs_any(LS_DOUBLE, trans, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
 }
 
 int ls_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *ipiv, float *B,
               int ldb, int *info, ls_context *ctx)
 {
-    (void)ctx;
-    int st = check_getrs(trans, n, nrhs, A, lda, ipiv, B, ldb);
-    if (info) *info = st;
-    if (st || n == 0 || nrhs == 0) return st;
-    ls_ref_sgetrs(upper_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
-    return 0;
+    return getrs_any(LS_SINGLE, trans, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
 }
 
 int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb, int *info,
              ls_context *ctx)
 {
-    int st = check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
+    int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
     if (st) return st;
     st = ls_dgetrf(n, n, A, lda, ipiv, info, ctx);
@@ -120,7 +132,7 @@ int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb,
 int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int ldb, int *info,
              ls_context *ctx)
 {
-    int st = check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
+    int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
     if (st) return st;
     st = ls_sgetrf(n, n, A, lda, ipiv, info, ctx);

@@ -27,8 +27,9 @@ static void lsc_destroy(void *bctx)
     for (int i = 0; i < LSC_EV_COUNT; i++)
         if (c->ev[i])
             cudaEventDestroy(c->ev[i]);
-    if (c->stream)
-        cudaStreamDestroy(c->stream);
+    /* stream may be the caller's (ls_context_set_stream): not ours to destroy */
+    if (c->own_stream)
+        cudaStreamDestroy(c->own_stream);
     free(c);
 }
 
@@ -149,16 +150,27 @@ static int lsc_print_info(void *bctx, FILE *out)
 }
 
 static const ls_backend_iface lsc_iface = {
-    "cuda",
-    LS_PLUGIN_ABI,
-    lsc_destroy,
-    lsc_device_name,
-    lsc_supports,
-    lsc_auto_method,
-    lsc_solve,
-    lsc_print_info,
-    lsc_getrf_host,
-    ls_cuda_perf /* optional: measurement requests (src/cuda/perf); NULL -> none */
+    .name = "cuda",
+    .abi = LS_PLUGIN_ABI,
+    .destroy = lsc_destroy,
+    .device_name = lsc_device_name,
+    .supports = lsc_supports,
+    .auto_method = lsc_auto_method,
+    .solve = lsc_solve,
+    .print_info = lsc_print_info,
+    .getrf = lsc_getrf_host,
+    .perf = ls_cuda_perf, /* measurement requests (src/cuda/perf) */
+    .getrs = lsc_getrs_host,
+    /* the device-resident API (device_api.c) */
+    .set_stream = lsc_set_stream,
+    .get_stream = lsc_get_stream,
+    .dev_malloc = lsc_dev_malloc,
+    .dev_free = lsc_dev_free,
+    .dev_copy = lsc_dev_copy,
+    .dev_sync = lsc_dev_sync,
+    .getrf_gpu = lsc_getrf_gpu,
+    .getrs_gpu = lsc_getrs_gpu,
+    .gesv_gpu = lsc_gesv_gpu,
 };
 
 LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
@@ -187,7 +199,8 @@ LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bct
     c->device = device;
     LSC_CUDA(cudaSetDevice(device));
     LSC_CUDA(cudaGetDeviceProperties(&c->prop, device));
-    LSC_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    LSC_CUDA(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamNonBlocking));
+    c->stream = c->own_stream;
     for (int i = 0; i < LSC_EV_COUNT; i++)
         LSC_CUDA(cudaEventCreate(&c->ev[i]));
     LSC_BLAS(cublasCreate(&c->blas));

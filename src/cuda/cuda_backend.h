@@ -21,8 +21,9 @@ enum { LSC_EV_START, LSC_EV_H2D, LSC_EV_FACTOR, LSC_EV_SOLVE, LSC_EV_D2H, LSC_EV
 typedef struct ls_cuda_ctx {
     int device;
     struct cudaDeviceProp prop;
-    cudaStream_t stream;
-    cublasHandle_t blas;
+    cudaStream_t stream;     /* where all work goes: own_stream or the caller's */
+    cudaStream_t own_stream; /* created with the context, destroyed with it */
+    cublasHandle_t blas;     /* bound to stream */
     cudaEvent_t ev[LSC_EV_COUNT];
     char name[160];
     void *lu_ws; /* the lu leaf's workspace, kept between solves (grow-only) */
@@ -96,6 +97,30 @@ const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n);
  * c->stream with no host synchronisation. */
 int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
                      int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen);
+/* The backend's getrs slot (getrs.c): host arrays in and out, the solve on
+ * the device; trans 'N' or 'T'. */
+int lsc_getrs_host(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                   const int *ipiv, void *B, int ldb, char *err, size_t errlen);
+/* need += count * elem bytes; LS_ESIZE when it overflows size_t. */
+int lsc_need_add(size_t *need, size_t count, size_t elem, char *err, size_t errlen);
+/* LS_EDEVMEM "<what> needs N bytes of device memory; F are free (of T)"
+ * when need exceeds what cudaMemGetInfo finds free: checked before a host-
+ * array path allocates, so that it fails with the numbers (device_api.c). */
+int lsc_mem_check(size_t need, const char *what, char *err, size_t errlen);
+/* The device-resident slots of the backend table (device_api.c). */
+int lsc_set_stream(void *bctx, void *stream, char *err, size_t errlen);
+void *lsc_get_stream(void *bctx);
+int lsc_dev_malloc(void *bctx, void **ptr, size_t bytes, char *err, size_t errlen);
+int lsc_dev_free(void *bctx, void *ptr, char *err, size_t errlen);
+int lsc_dev_copy(void *bctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int lsc_dev_sync(void *bctx, char *err, size_t errlen);
+int lsc_getrf_gpu(void *bctx, ls_precision p, int m, int n, void *dA, int ldda, int *ipiv,
+                  int *info, char *err, size_t errlen);
+int lsc_getrs_gpu(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *dA,
+                  int ldda, const int *ipiv, void *dB, int lddb, int *info, char *err,
+                  size_t errlen);
+int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
+                 void *dB, int lddb, int *info, char *err, size_t errlen);
 /* The backend's getrf slot: host arrays. */
 int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                    int *info, char *err, size_t errlen);

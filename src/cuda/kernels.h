@@ -166,6 +166,20 @@ int lsk_reg_cluster(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_bicgstab(int dbl, ls_cuda_kernel_desc *out);
 int lsk_reg_gemm(int dbl, ls_cuda_kernel_desc *out);
 
+/* ---- row interchanges of getrs' right-hand sides (k_laswp_rhs.cu) ---- */
+#define LSK_LASWP_RHS_THREADS 256
+#define LSK_LASWP_RHS_CHUNK 1024 /* pivots staged in shared memory a pass */
+/* Apply the interchanges k in [k0, k1) of d_ipiv (1-based, absolute rows)
+ * to the n x nrhs column-major B: forward (laswp incx = 1, before getrs'
+ * solves with op = N) or, with reverse, k1-1 down to k0 (after the solves
+ * with op = T). One block a column, staged in shared memory when n elements
+ * fit smem_max bytes a block (the device's opt-in limit), else swapped in
+ * global memory. */
+cudaError_t lsk_laswp_rhs(int dbl, int n, int nrhs, void *dB, int ldb, int k0, int k1,
+                          const int *d_ipiv, int reverse, size_t smem_max, cudaStream_t s);
+/* 1 when a column of n elements takes the shared-memory path. */
+int lsk_laswp_rhs_staged(int dbl, int n, size_t smem_max);
+
 #ifdef __cplusplus
 }
 #endif

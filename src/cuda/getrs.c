@@ -1,0 +1,91 @@
+/* getrs on the device: op(A) X = B with the factors and 1-based pivots of
+ * lsc_getrf_device. Pivots are applied by a kernel reading them on the
+ * device (k_laswp_rhs.cu) and the triangular solves are cuBLAS trsm, all on
+ * c->stream: nothing here waits for the device, so getrf and getrs queue
+ * back to back with no host round trip between them. */
+#include "cuda_backend.h"
+#include "kernels.h"
+
+#include <stdio.h>
+
+/* B = op(T)^-1 B for the triangle of the n x n factors in dA. */
+static int trsm(ls_cuda_ctx *c, int dbl, cublasFillMode_t uplo, cublasOperation_t op,
+                cublasDiagType_t diag, int n, int nrhs, const void *dA, int lda, void *dB,
+                int ldb, char *err, size_t errlen)
+{
+    int st = 0;
+    if (dbl) {
+        const double one = 1.0;
+        LSC_BLAS(cublasDtrsm(c->blas, CUBLAS_SIDE_LEFT, uplo, op, diag, n, nrhs, &one,
+                             (const double *)dA, lda, (double *)dB, ldb));
+    } else {
+        const float one = 1.0f;
+        LSC_BLAS(cublasStrsm(c->blas, CUBLAS_SIDE_LEFT, uplo, op, diag, n, nrhs, &one,
+                             (const float *)dA, lda, (float *)dB, ldb));
+    }
+done:
+    return st;
+}
+
+int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
+                     int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen)
+{
+    int st = 0, notrans = trans == 'N' || trans == 'n';
+    size_t smem = c->prop.sharedMemPerBlockOptin;
+    if (n <= 0 || nrhs <= 0)
+        return 0;
+    if (notrans) {
+        /* A = P L U: X = U^-1 L^-1 P^T B, P^T B = the interchanges in order */
+        LSC_CUDA(lsk_laswp_rhs(dbl, n, nrhs, dB, ldb, 0, n, d_ipiv, 0, smem, c->stream));
+        LSC_TRY(trsm(c, dbl, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, n, nrhs, dA,
+                     lda, dB, ldb, err, errlen));
+        LSC_TRY(trsm(c, dbl, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs,
+                     dA, lda, dB, ldb, err, errlen));
+    } else {
+        /* A^T = U^T L^T P^T: X = P L^-T U^-T B, P Y = the interchanges reversed
+         * (real data: 'C' is 'T') */
+        LSC_TRY(trsm(c, dbl, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nrhs,
+                     dA, lda, dB, ldb, err, errlen));
+        LSC_TRY(trsm(c, dbl, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, n, nrhs, dA,
+                     lda, dB, ldb, err, errlen));
+        LSC_CUDA(lsk_laswp_rhs(dbl, n, nrhs, dB, ldb, 0, n, d_ipiv, 1, smem, c->stream));
+    }
+done:
+    return st;
+}
+
+int lsc_getrs_host(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                   const int *ipiv, void *B, int ldb, char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    int st = 0, dbl = p == LS_DOUBLE;
+    size_t es = lsc_elem_size(p), need = 0;
+    void *dA = NULL, *dB = NULL;
+    int *d_ipiv = NULL;
+    if (n <= 0 || nrhs <= 0)
+        return 0;
+    LSC_CUDA(cudaSetDevice(c->device));
+    LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)n, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)nrhs, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, (size_t)n, sizeof(int), err, errlen));
+    LSC_TRY(lsc_mem_check(need, "getrs", err, errlen));
+    LSC_TRY(lsc_malloc(&dA, (size_t)n * (size_t)n, es, err, errlen));
+    LSC_TRY(lsc_malloc(&dB, (size_t)n * (size_t)nrhs, es, err, errlen));
+    LSC_TRY(lsc_malloc((void **)&d_ipiv, (size_t)n, sizeof(int), err, errlen));
+    LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)n * es, A, (size_t)lda * es, (size_t)n * es, (size_t)n,
+                               cudaMemcpyHostToDevice, c->stream));
+    LSC_CUDA(cudaMemcpy2DAsync(dB, (size_t)n * es, B, (size_t)ldb * es, (size_t)n * es,
+                               (size_t)nrhs, cudaMemcpyHostToDevice, c->stream));
+    LSC_CUDA(cudaMemcpyAsync(d_ipiv, ipiv, (size_t)n * sizeof(int), cudaMemcpyHostToDevice,
+                             c->stream));
+    LSC_TRY(lsc_getrs_device(c, dbl, trans, n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    LSC_CUDA(cudaMemcpy2DAsync(B, (size_t)ldb * es, dB, (size_t)n * es, (size_t)n * es,
+                               (size_t)nrhs, cudaMemcpyDeviceToHost, c->stream));
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
+    LSC_CUDA(cudaGetLastError());
+done:
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(d_ipiv);
+    return st;
+}
