@@ -13,5 +13,6 @@ rm -rf .matrices && cp -r ../shared/matrices .matrices
 mkdir -p .debs
 (cd .debs && apt-get download libopenblas0-pthread libopenblas-pthread-dev libopenblas-dev \
    libopenblas0 liblapacke liblapacke-dev libtmglib3 libgfortran5 ocl-icd-libopencl1 \
-   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers opencl-headers)
+   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers opencl-headers \
+   liblapack-test liblapack3 libblas3)
 du -sh .matrices .debs

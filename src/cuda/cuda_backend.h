@@ -29,6 +29,8 @@ typedef struct ls_cuda_ctx {
     void *lu_ws; /* the lu leaf's workspace, kept between solves (grow-only) */
     size_t lu_ws_bytes;
     signed char lu_cluster[2]; /* cluster leaf usable, per [double, single]: 0 unknown, 1 yes, -1 no */
+    signed char lu_push[2];    /* push leaf's cluster size, per [double, single]: 0 unknown, -1 none */
+    struct lsc_lookahead *la;  /* the look-ahead LU's panel stream and solver (lazy) */
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */
@@ -121,6 +123,13 @@ int lsc_getrs_gpu(void *bctx, ls_precision p, char trans, int n, int nrhs, const
                   size_t errlen);
 int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
                  void *dB, int lddb, int *info, char *err, size_t errlen);
+/* getrf with a look-ahead panel on a second stream (getrf_lookahead.c), for
+ * large matrices; same contract as lsc_getrf_device. */
+int lsc_getrf_lookahead(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                        int *d_info, char *err, size_t errlen);
+int lsc_lookahead_nb(int n);
+/* Releases the look-ahead state (backend destroy). */
+void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The backend's getrf slot: host arrays. */
 int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                    int *info, char *err, size_t errlen);

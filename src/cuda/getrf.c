@@ -28,6 +28,9 @@ typedef struct lu_run {
     int coop_max_blocks;
     int *pairs;     /* the cluster leaf's move list (device); NULL -> no cluster leaf */
     int cluster_rows; /* leaves of at most this many rows take the cluster leaf */
+    int *moves;       /* the push leaf's move list (device); NULL -> no push leaf */
+    int push_blocks;  /* largest cluster the push leaf may use */
+    size_t push_smem; /* its dynamic shared memory limit per block */
 } lu_run;
 
 /* The cluster leaf (8 blocks) beats the cooperative one (up to one block per
@@ -35,6 +38,9 @@ typedef struct lu_run {
  * 3.87 vs 4.26 ms FP32; n = 4096 with cluster leaves up to 4096 rows: 24.7
  * vs 22.2 ms. LS_CUDA_LU_LEAF=cluster lifts the limit (for measuring). */
 #define LSC_CLUSTER_ROWS 1024
+/* The push leaf beats the cooperative one up to about this many rows
+ * (H100, this session: n = 256..1024 4-9 % faster, 4096 7 % slower). */
+#define LSC_PUSH_ROWS 2048
 
 static void *at(const lu_run *r, int i, int j)
 {
@@ -105,6 +111,17 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     int st = 0;
     char *err = r->err;
     size_t errlen = r->errlen;
+    if (r->moves && nc <= LSK_PUSH_MAXW && r->m - j0 <= LSC_PUSH_ROWS) {
+        /* the whole leaf in one cluster's shared memory, candidates pushed:
+         * one split barrier a column (k_panel_push.cu) */
+        int R = 0, G = lsk_panel_push_shape(r->dbl, r->m - j0, nc, r->push_blocks, r->push_smem,
+                                            &R);
+        if (G > 0) {
+            LSC_CUDA(lsk_panel_push(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
+                                    r->d_info, r->moves, G, R, r->c->stream));
+            return 0;
+        }
+    }
     if (r->scratch && nc <= LSK_COOP_MAXW) {
         /* one launch for the leaf, one to swap the other columns: the
          * recursion above then needs no laswp of its own; one cluster when
@@ -176,6 +193,13 @@ static int coop_blocks(const ls_cuda_ctx *c, int dbl, int m)
     return G;
 }
 
+/* Dynamic shared memory a push leaf block may take: the opt-in limit less
+ * the kernel's static arrays and a margin. */
+static size_t push_smem_limit(const ls_cuda_ctx *c)
+{
+    return c->prop.sharedMemPerBlockOptin - 4096;
+}
+
 /* Whether the cluster leaf serves the leaves whose rows fit one cluster. */
 static int use_cluster(ls_cuda_ctx *c, int dbl)
 {
@@ -188,28 +212,55 @@ static int use_cluster(ls_cuda_ctx *c, int dbl)
     return *known > 0;
 }
 
-const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
+/* The push leaf's largest cluster for this precision (0: not usable here,
+ * or another leaf forced by LS_CUDA_LU_LEAF), found once per context. */
+static int push_blocks(ls_cuda_ctx *c, int dbl)
 {
-    int R = 0, cl = use_cluster(c, dbl), co = coop_blocks(c, dbl, n) > 0;
-    if (cl && co && n <= LSC_CLUSTER_ROWS && lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) > 0)
-        return "cluster";
-    if (cl && co)
-        return "cooperative + cluster";
-    return co ? "cooperative" : "per-column";
+    const char *leaf = leaf_choice();
+    if (strcmp(leaf, "auto") && strcmp(leaf, "push"))
+        return 0;
+    signed char *known = &c->lu_push[dbl ? 0 : 1];
+    if (*known == 0) {
+        int G = lsk_panel_push_max_blocks(dbl, push_smem_limit(c));
+        *known = G > 0 ? (signed char)G : -1;
+    }
+    return *known > 0 ? *known : 0;
 }
 
-/* The leaves' workspace for m rows (the cooperative leaf's scratch, then
- * the cluster leaf's move list), kept in the context so that repeated solves
- * (and the timed region) allocate nothing; NULL in *ws when the per-column
- * leaf will run, NULL in *pairs when the cluster leaf will not. */
-int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
-                        size_t errlen)
+static int use_lookahead(int kmin);
+
+const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
+{
+    int R = 0, cl = use_cluster(c, dbl), co = coop_blocks(c, dbl, n) > 0, pu = push_blocks(c, dbl);
+    if (use_lookahead(n))
+        return "look-ahead: cuSOLVER panel on a second stream beside the trailing update";
+    if (co && pu && n <= LSC_PUSH_ROWS &&
+        lsk_panel_push_shape(dbl, n, LSK_PUSH_MAXW, pu, push_smem_limit(c), &R) > 0)
+        return "recursive, push-cluster leaf";
+    if (co && pu)
+        return "recursive, push-cluster + cooperative leaves";
+    if (cl && co && n <= LSC_CLUSTER_ROWS && lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) > 0)
+        return "recursive, cluster leaf";
+    if (cl && co)
+        return "recursive, cooperative + cluster leaves";
+    return co ? "recursive, cooperative leaf" : "recursive, per-column leaf";
+}
+
+/* The leaves' workspace for m rows (the cooperative leaf's scratch, the
+ * cluster leaf's move list, the push leaf's move list), kept in the context
+ * so that repeated solves (and the timed region) allocate nothing; NULL in
+ * *ws when the per-column leaf will run, NULL in *pairs / *moves when the
+ * cluster / push leaf will not. */
+static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, int **moves,
+                        char *err, size_t errlen)
 {
     int G = coop_blocks(c, dbl, m);
     size_t coop = G > 0 ? (lsk_panel_coop_scratch(dbl, G) + 255) / 256 * 256 : 0;
-    size_t need = G > 0 ? coop + sizeof(int) * LSK_LEAF_PAIRS : 0;
+    size_t need = G > 0 ? coop + sizeof(int) * (LSK_LEAF_PAIRS + LSK_PUSH_MOVES) : 0;
     *ws = NULL;
     *pairs = NULL;
+    if (moves)
+        *moves = NULL;
     if (need == 0)
         return 0;
     if (c->lu_ws_bytes < need) {
@@ -224,7 +275,30 @@ int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, cha
     *ws = c->lu_ws;
     if (use_cluster(c, dbl))
         *pairs = (int *)((char *)c->lu_ws + coop);
+    if (moves && push_blocks(c, dbl))
+        *moves = (int *)((char *)c->lu_ws + coop) + LSK_LEAF_PAIRS;
     return 0;
+}
+
+/* The look-ahead driver (cuSOLVER panel beside our trailing update) from
+ * this size on (H100: 16 % faster than the recursive one at n = 1024, 10 %
+ * at 2048, 8-9 % from 4096 to 16384); LS_CUDA_LU_DRIVER=recursive|lookahead
+ * forces one. */
+#define LSC_LOOKAHEAD_MIN 1024
+static int use_lookahead(int kmin)
+{
+    const char *d = getenv("LS_CUDA_LU_DRIVER");
+    if (d && !strcmp(d, "recursive"))
+        return 0;
+    if (d && !strcmp(d, "lookahead"))
+        return 1;
+    return kmin >= LSC_LOOKAHEAD_MIN;
+}
+
+int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
+                     size_t errlen)
+{
+    return lu_workspace(c, dbl, m, ws, pairs, NULL, err, errlen);
 }
 
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
@@ -232,10 +306,14 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0, NULL, 0};
+                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0};
     if (kmin <= 0)
         return 0;
-    LSC_TRY(lsc_lu_workspace(c, dbl, m, &r.scratch, &r.pairs, err, errlen));
+    if (use_lookahead(kmin))
+        return lsc_getrf_lookahead(c, dbl, m, n, dA, lda, d_ipiv, d_info, err, errlen);
+    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, &r.moves, err, errlen));
+    r.push_blocks = push_blocks(c, dbl);
+    r.push_smem = push_smem_limit(c);
     r.cluster_rows = strcmp(leaf_choice(), "cluster") ? LSC_CLUSTER_ROWS : m;
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));

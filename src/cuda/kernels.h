@@ -131,6 +131,24 @@ int lsk_panel_cluster_usable(int dbl);
 cudaError_t lsk_panel_cluster(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
                               int *d_ipiv, int *d_info, int *d_pairs, int G, int R,
                               cudaStream_t s);
+/* ---- push-cluster LU leaf (k_panel_push.cu, sm_90) ---- */
+#define LSK_PUSH_MAXW 64                     /* widest leaf */
+#define LSK_PUSH_MOVES (1 + 4 * LSK_PUSH_MAXW) /* ints of its move list */
+/* Blocks G (one cluster, at most G_max) and rows per block R for a leaf of
+ * rows x w; 0 when it does not fit smem_max bytes of shared memory a block. */
+int lsk_panel_push_shape(int dbl, int rows, int w, int G_max, size_t smem_max, int *R);
+/* The largest cluster (16 or 8 blocks) the push leaf can run with smem
+ * bytes a block here; 0 when none (before sm_90). */
+int lsk_panel_push_max_blocks(int dbl, size_t smem);
+/* Factor columns [j0, j0+w) over rows [j0, m) (ipiv 1-based, info = first
+ * zero pivot) in one cluster of G blocks, then apply the leaf's
+ * interchanges to every other column of [0, ncols); d_moves: LSK_PUSH_MOVES ints. */
+cudaError_t lsk_panel_push(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                           int *d_ipiv, int *d_info, int *d_moves, int G, int R, cudaStream_t s);
+/* ---- look-ahead LU bookkeeping (k_lookahead.cu) ---- */
+/* ipiv[j0 .. j0+w) += j0; info = pinfo + j0 when pinfo > 0 and info is 0. */
+cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int *d_info,
+                             cudaStream_t s);
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm, const void *src,
                              int ldsrc, void *dst, int lddst, cudaStream_t s);
