@@ -190,11 +190,10 @@ LS_API int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int
  * the context's device workspace, and that allocation may synchronise the
  * device; later calls allocate nothing.
  *
- * The context's own stream does not wait for CUDA's legacy default stream:
- * data the caller puts in place with cudaMemcpy (whose upload from pageable
- * memory may return before it lands) must be synchronised first (e.g.
- * cudaDeviceSynchronize), or copied with ls_device_copy, or the caller's
- * own stream passed to ls_context_set_stream and used for both.
+ * The context's own stream is a blocking one: it waits for work the caller
+ * queued on CUDA's legacy default stream (a plain cudaMemcpy or kernel
+ * launch), as MAGMA's and cuSOLVER's users expect. A caller on its own
+ * non-blocking stream passes it to ls_context_set_stream.
  * ---------------------------------------------------------------------- */
 /**
  * Queue the context's work on a stream of the caller's.

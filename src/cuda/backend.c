@@ -200,7 +200,8 @@ LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bct
     c->device = device;
     LSC_CUDA(cudaSetDevice(device));
     LSC_CUDA(cudaGetDeviceProperties(&c->prop, device));
-    LSC_CUDA(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamNonBlocking));
+    /* blocking: ordered after the caller's legacy-default-stream uploads */
+    LSC_CUDA(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamDefault));
     c->stream = c->own_stream;
     for (int i = 0; i < LSC_EV_COUNT; i++)
         LSC_CUDA(cudaEventCreate(&c->ev[i]));
