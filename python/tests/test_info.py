@@ -1,0 +1,72 @@
+"""info(), methods(), GIL release, and no leaked references or memory."""
+import gc
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import linsolve
+
+
+def test_info_lists_backends():
+    i = linsolve.info()
+    names = [b.name for b in i.backends]
+    assert names == ["auto", "cpu", "cuda", "opencl"]
+    assert i.backend("cpu").available and i.backend("cpu").device
+    assert not i.backend("cuda").available or i.backend("cuda").device.startswith("cuda")
+    assert i.library_version == "0.1.0" and "[cpu]" in i.text and "cpu" in str(i)
+
+
+def test_methods():
+    names = [m for m, _ in linsolve.methods()]
+    assert {"auto", "lu", "ge", "gj1", "gj2", "bicgstab"} <= set(names)
+
+
+def test_threads_share_contexts(rng):
+    """Solves from several threads at once (the GIL is released)."""
+    a = rng.uniform(-1, 1, (8, 60, 60)) + 6 * np.eye(60)
+    b = rng.uniform(-1, 1, (8, 60))
+    want = np.linalg.solve(a, b)
+    out = [None] * 8
+
+    def work(i):
+        out[i] = linsolve.solve(a[i], b[i], backend="cpu")
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    np.testing.assert_allclose(np.stack(out), want, rtol=1e-9, atol=1e-11)
+
+
+def _rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    pytest.skip("no /proc/self/status")
+
+
+def test_no_leaks_over_many_small_solves(rng):
+    a = rng.uniform(-1, 1, (4, 4)) + 4 * np.eye(4)
+    b = rng.uniform(-1, 1, 4)
+    refs = sys.getrefcount(a), sys.getrefcount(b)
+    for _ in range(200):  # warm up caches and allocators
+        linsolve.solve_ex(a, b, backend="cpu")
+        linsolve.lu_solve(linsolve.lu_factor(a, backend="cpu"), b)
+    gc.collect()
+    before = _rss_kib()
+    for _ in range(10000):
+        linsolve.solve_ex(a, b, backend="cpu")
+    for _ in range(2000):
+        linsolve.lu_solve(linsolve.lu_factor(a, backend="cpu"), b)
+        try:
+            linsolve.solve(np.zeros((4, 4)), b)
+        except linsolve.SingularMatrixError:
+            pass
+    gc.collect()
+    grown = _rss_kib() - before
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == refs
+    assert grown < 4096, f"resident memory grew by {grown} KiB over 14000 calls"
