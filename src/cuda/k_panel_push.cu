@@ -52,8 +52,9 @@ __device__ __forceinline__ void lsk_cluster_wait(void)
     asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
-/* (larger |value|, then smaller row) wins: a total order, so every block
- * and every thread picks the same winner. Rows < 0 never win. */
+/* (larger key, then smaller row) wins: a total order, so every block and
+ * every thread picks the same winner. Rows < 0 never win. Keys are never
+ * NaN (lsk_key). */
 template <typename T>
 __device__ __forceinline__ bool lsk_better(T v, int r, T bv, int br)
 {
@@ -72,6 +73,16 @@ __device__ __forceinline__ void lsk_warp_best(T &v, int &r)
             r = orr;
         }
     }
+}
+
+/* The pivot search's key for x: |x|, except that a NaN, as in LAPACK's
+ * idamax, loses to every number (-1/2) unless it sits at the diagonal
+ * position, where idamax starts and is never beaten (+infinity). */
+template <typename T>
+__device__ __forceinline__ T lsk_key(T x, bool diagonal)
+{
+    T a = lsk_abs(x);
+    return a == a ? a : (diagonal ? (T)HUGE_VAL : (T)-0.5);
 }
 
 template <typename T> __device__ __forceinline__ T lsk_sfmin(void);
@@ -126,7 +137,7 @@ __global__ void __launch_bounds__(LSK_PUSH_THREADS, 1)
     T cv = (T)-1;
     int cr = -1;
     for (int r = tid; r < nr; r += NT) {
-        T a = lsk_abs(s[r]);
+        T a = lsk_key(s[r], rb + r == 0);
         if (lsk_better(a, rb + r, cv, cr < 0 ? -1 : rb + cr)) {
             cv = a;
             cr = r;
@@ -214,7 +225,7 @@ __global__ void __launch_bounds__(LSK_PUSH_THREADS, 1)
             if (g < G) {
                 int r = inrow[slot * G + g];
                 if (r >= 0) {
-                    wv = lsk_abs(inbox[(size_t)(slot * G + g) * W2 + w + 1]);
+                    wv = lsk_key(inbox[(size_t)(slot * G + g) * W2 + w + 1], r == atpos[j]);
                     rg = r * 32 + g;
                 }
             }
@@ -224,11 +235,18 @@ __global__ void __launch_bounds__(LSK_PUSH_THREADS, 1)
                 wg = rg & 31;
             }
         }
-        const bool zero = wr < 0 || !(wv > (T)0);
+        const bool zero = wr < 0 || wv == (T)0; /* exactly zero: LAPACK's info */
         const T *win = inbox + (size_t)(slot * G + wg) * W2;
         const T wl = zero ? (T)0 : win[w];
         if (zero)
             wr = atpos[j]; /* LAPACK: no interchange, no scaling */
+        /* the row at position j+1 once this step's interchange is done (read
+         * here: the keeper rewrites the tables after the barrier below) */
+        int nxt = -1;
+        if (j + 1 < w) {
+            const int pw = zero ? j : (wr < w ? posof[wr] : wr);
+            nxt = pw == j + 1 ? atpos[j] : atpos[j + 1];
+        }
         /* the held-back row gets its update; (f) the pivot row, corrected
          * for the update its owner held back */
         if (pending && br >= 0 && tid > j && tid < w)
@@ -276,10 +294,12 @@ __global__ void __launch_bounds__(LSK_PUSH_THREADS, 1)
                 s[j * R + r] = l;
             }
             if (j + 1 < w) {
-                T a = s[(j + 1) * R + r] - l * pn;
-                if (!zero)
+                T a = s[(j + 1) * R + r];
+                if (!zero) {
+                    a -= l * pn;
                     s[(j + 1) * R + r] = a;
-                a = lsk_abs(a);
+                }
+                a = lsk_key(a, rb + r == nxt);
                 if (lsk_better(a, rb + r, cv, cr < 0 ? -1 : rb + cr)) {
                     cv = a;
                     cr = r;

@@ -17,6 +17,11 @@ LD_PRELOAD="$dropin $ref" LS_LAPACK_BACKEND=$path LS_LAPACK_TRACE=1 "$prog" \
 echo "== reference LAPACK"; cat "$work/lapack"
 others=$(grep -vc "path=$path " "$work/trace")
 [ "$others" -eq 0 ] || { echo "FAILED: $others call(s) not on path=$path"; exit 1; }
+# The one documented difference (docs/lapack-dropin.md): on the cuda path a
+# NaN under an exactly-zero pivot is not spread by the (skipped) update.
+if [ "$path" = cuda ]; then
+  for f in lapack dropin; do grep -v "zero column, NaN below" "$work/$f" > "$work/$f.k"; mv "$work/$f.k" "$work/$f"; done
+fi
 if ! diff "$work/lapack" "$work/dropin" > "$work/diff"; then
   echo "FAILED: the drop-in (path=$path) differs from LAPACK (< LAPACK, > drop-in):"
   cat "$work/diff"
