@@ -142,10 +142,10 @@ if want lu_sweep; then
 fi
 if want sanitize_lu; then
   SAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck; do
     run "sanitize_lu_$tool" 90 "$OUTD/sanitizer.txt" "$SAN" --tool "$tool" --error-exitcode 99 \
       "$BUILD/bin/test_cuda_solve" --sanitize-method lu
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUTD/sanitizer.txt" | tail -2 | tee -a "$SUM"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUTD/sanitizer.txt" | tail -1 | tee -a "$SUM"
   done
 fi
 # The NVIDIA GPU's OpenCL device index (PoCL may be listed first).

@@ -128,6 +128,16 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
 int lsc_getrf_lookahead(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
                         int *d_info, char *err, size_t errlen);
 int lsc_lookahead_nb(int n);
+/* Whether the look-ahead driver factors a panel of m rows with our own
+ * recursive one-SM-leaf LU (else cuSOLVER's getrf; LS_CUDA_LU_PANEL=cusolver
+ * forces that). */
+int lsc_lookahead_panel_ours(ls_cuda_ctx *c, int dbl, int m);
+/* The recursive LU of an m x n panel with one-SM leaves, on the given stream
+ * and cuBLAS handle (bound to it); ipiv relative to the panel, info set only
+ * where it is 0. LS_EUNAVAIL when the leaf cannot take m rows. */
+int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                    int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err,
+                    size_t errlen);
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The backend's getrf slot: host arrays. */

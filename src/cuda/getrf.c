@@ -31,6 +31,11 @@ typedef struct lu_run {
     int *moves;       /* the push leaf's move list (device); NULL -> no push leaf */
     int push_blocks;  /* largest cluster the push leaf may use */
     size_t push_smem; /* its dynamic shared memory limit per block */
+    int *sm_moves;    /* the one-SM leaf's move list (device); NULL -> no one-SM leaf */
+    size_t sm_smem;   /* its dynamic shared memory limit */
+    int sm_maxw;      /* its widest leaf */
+    cublasHandle_t blas; /* bound to stream */
+    cudaStream_t stream;
 } lu_run;
 
 /* The cluster leaf (8 blocks) beats the cooperative one (up to one block per
@@ -41,6 +46,9 @@ typedef struct lu_run {
 /* The push leaf beats the cooperative one up to about this many rows
  * (H100, this session: n = 256..1024 4-9 % faster, 4096 7 % slower). */
 #define LSC_PUSH_ROWS 2048
+/* The one-SM leaf serves leaves of at least this width; panels too tall for
+ * it take the multi-block leaves. */
+#define LSC_SM_MINW 8
 
 static void *at(const lu_run *r, int i, int j)
 {
@@ -57,12 +65,12 @@ static int trsm_lower_unit(const lu_run *r, int k, int nc, int row0, int col0)
         return 0;
     if (r->dbl) {
         const double one = 1.0;
-        LSC_BLAS(cublasDtrsm(r->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+        LSC_BLAS(cublasDtrsm(r->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                              CUBLAS_DIAG_UNIT, k, nc, &one, at(r, row0, row0), r->lda,
                              at(r, row0, col0), r->lda));
     } else {
         const float one = 1.0f;
-        LSC_BLAS(cublasStrsm(r->c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+        LSC_BLAS(cublasStrsm(r->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                              CUBLAS_DIAG_UNIT, k, nc, &one, at(r, row0, row0), r->lda,
                              at(r, row0, col0), r->lda));
     }
@@ -81,12 +89,12 @@ static int gemm_update(const lu_run *r, int i0, int j0, int k, int c0, int nc)
         return 0;
     if (r->dbl) {
         const double one = 1.0, minus = -1.0;
-        LSC_BLAS(cublasDgemm(r->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, mm, nc, k, &minus,
+        LSC_BLAS(cublasDgemm(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, mm, nc, k, &minus,
                              at(r, i0, j0), r->lda, at(r, j0, c0), r->lda, &one, at(r, i0, c0),
                              r->lda));
     } else {
         const float one = 1.0f, minus = -1.0f;
-        LSC_BLAS(cublasSgemm(r->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, mm, nc, k, &minus,
+        LSC_BLAS(cublasSgemm(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, mm, nc, k, &minus,
                              at(r, i0, j0), r->lda, at(r, j0, c0), r->lda, &one, at(r, i0, c0),
                              r->lda));
     }
@@ -99,7 +107,7 @@ static int laswp_cols(const lu_run *r, int c0, int nc, int k0, int k1)
     int st = 0;
     char *err = r->err;
     size_t errlen = r->errlen;
-    LSC_CUDA(lsk_laswp(r->dbl, nc, at(r, 0, c0), r->lda, k0, k1, r->d_ipiv, r->c->stream));
+    LSC_CUDA(lsk_laswp(r->dbl, nc, at(r, 0, c0), r->lda, k0, k1, r->d_ipiv, r->stream));
 done:
     return st;
 }
@@ -111,6 +119,15 @@ static int lu_rec(const lu_run *r, int j0, int nc)
     int st = 0;
     char *err = r->err;
     size_t errlen = r->errlen;
+    int wsm = r->sm_moves ? lsk_panel_sm_width(r->dbl, r->m - j0, r->sm_maxw, r->sm_smem) : 0;
+    if (wsm >= LSC_SM_MINW && nc <= wsm) {
+        /* the whole leaf in one block: one block barrier a column */
+        LSC_CUDA(lsk_panel_sm(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv, r->d_info,
+                              r->sm_moves, r->sm_smem, r->stream));
+        return 0;
+    }
+    if (wsm >= LSC_SM_MINW)
+        goto split; /* narrower leaves of the one-SM kind beat the others */
     if (r->moves && nc <= LSK_PUSH_MAXW && r->m - j0 <= LSC_PUSH_ROWS) {
         /* the whole leaf in one cluster's shared memory, candidates pushed:
          * one split barrier a column (k_panel_push.cu) */
@@ -118,7 +135,7 @@ static int lu_rec(const lu_run *r, int j0, int nc)
                                             &R);
         if (G > 0) {
             LSC_CUDA(lsk_panel_push(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
-                                    r->d_info, r->moves, G, R, r->c->stream));
+                                    r->d_info, r->moves, G, R, r->stream));
             return 0;
         }
     }
@@ -131,24 +148,25 @@ static int lu_rec(const lu_run *r, int j0, int nc)
                            : 0;
         if (G > 0) {
             LSC_CUDA(lsk_panel_cluster(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
-                                       r->d_info, r->pairs, G, R, r->c->stream));
+                                       r->d_info, r->pairs, G, R, r->stream));
             return 0;
         }
         G = lsk_panel_coop_shape(r->dbl, r->m - j0, nc, r->coop_max_blocks,
                                             r->c->prop.multiProcessorCount, &R);
         LSC_CUDA(G > 0 ? lsk_panel_coop(r->dbl, r->m, r->ncols, j0, nc, r->A, r->lda, r->d_ipiv,
-                                        r->d_info, r->scratch, G, R, r->c->stream)
+                                        r->d_info, r->scratch, G, R, r->stream)
                        : cudaErrorInvalidConfiguration);
         return 0;
     }
     if (nc <= LSC_LU_LEAF) {
         for (int j = j0; j < j0 + nc; j++) {
             LSC_CUDA(lsk_panel_column(r->dbl, r->m, j, j0, nc, r->A, r->lda, r->d_ipiv,
-                                      r->d_info, r->c->stream));
-            LSC_CUDA(lsk_panel_update(r->dbl, r->m, j, j0, nc, r->A, r->lda, r->c->stream));
+                                      r->d_info, r->stream));
+            LSC_CUDA(lsk_panel_update(r->dbl, r->m, j, j0, nc, r->A, r->lda, r->stream));
         }
         return 0;
     }
+split:;
     int n1 = nc / 2, n2 = nc - n1;
     LSC_TRY(lu_rec(r, j0, n1));
     if (!r->scratch)
@@ -229,11 +247,47 @@ static int push_blocks(ls_cuda_ctx *c, int dbl)
 
 static int use_lookahead(int kmin);
 
+/* The one-SM leaf's shared memory limit: the opt-in limit less its static
+ * arrays and a margin. */
+static size_t sm_smem_limit(const ls_cuda_ctx *c)
+{
+    return c->prop.sharedMemPerBlockOptin - 2048;
+}
+
+/* The one-SM leaf's widest leaf: LSK_SM_MAXW, or less when LS_CUDA_LU_SMW
+ * says so (for measuring the leaf width against the recursion's calls). */
+static int sm_maxw(void)
+{
+    const char *e = getenv("LS_CUDA_LU_SMW");
+    int w = e ? atoi(e) : 0;
+    return w >= 1 && w < LSK_SM_MAXW ? w : LSK_SM_MAXW;
+}
+
+/* Whether the one-SM leaf takes the tallest leaf of m rows at a useful
+ * width (LS_CUDA_LU_LEAF=auto or sm). */
+static int sm_allowed(void)
+{
+    const char *leaf = leaf_choice();
+    return !strcmp(leaf, "auto") || !strcmp(leaf, "sm");
+}
+
+static int use_sm(ls_cuda_ctx *c, int dbl, int m)
+{
+    return sm_allowed() && coop_blocks(c, dbl, m) > 0 &&
+           lsk_panel_sm_width(dbl, m, sm_maxw(), sm_smem_limit(c)) >= LSC_SM_MINW;
+}
+
 const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
 {
     int R = 0, cl = use_cluster(c, dbl), co = coop_blocks(c, dbl, n) > 0, pu = push_blocks(c, dbl);
     if (use_lookahead(n))
-        return "look-ahead: cuSOLVER panel on a second stream beside the trailing update";
+        return lsc_lookahead_panel_ours(c, dbl, n)
+                   ? "look-ahead: recursive one-SM-leaf panel on a second stream beside the trailing update"
+                   : "look-ahead: cuSOLVER panel on a second stream beside the trailing update";
+    if (use_sm(c, dbl, n))
+        return "recursive, one-SM leaf";
+    if (sm_allowed() && co)
+        return "recursive, multi-block leaves for tall leaves, one-SM leaf below";
     if (co && pu && n <= LSC_PUSH_ROWS &&
         lsk_panel_push_shape(dbl, n, LSK_PUSH_MAXW, pu, push_smem_limit(c), &R) > 0)
         return "recursive, push-cluster leaf";
@@ -252,7 +306,7 @@ const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n)
  * *ws when the per-column leaf will run, NULL in *pairs / *moves when the
  * cluster / push leaf will not. */
 static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, int **moves,
-                        char *err, size_t errlen)
+                        int **sm_moves, char *err, size_t errlen)
 {
     int G = coop_blocks(c, dbl, m);
     size_t coop = G > 0 ? (lsk_panel_coop_scratch(dbl, G) + 255) / 256 * 256 : 0;
@@ -261,6 +315,8 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, 
     *pairs = NULL;
     if (moves)
         *moves = NULL;
+    if (sm_moves)
+        *sm_moves = NULL;
     if (need == 0)
         return 0;
     if (c->lu_ws_bytes < need) {
@@ -277,6 +333,8 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, 
         *pairs = (int *)((char *)c->lu_ws + coop);
     if (moves && push_blocks(c, dbl))
         *moves = (int *)((char *)c->lu_ws + coop) + LSK_LEAF_PAIRS;
+    if (sm_moves) /* the push leaf's list: the two never run at once */
+        *sm_moves = (int *)((char *)c->lu_ws + coop) + LSK_LEAF_PAIRS;
     return 0;
 }
 
@@ -284,7 +342,7 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, 
  * this size on (H100: 16 % faster than the recursive one at n = 1024, 10 %
  * at 2048, 8-9 % from 4096 to 16384); LS_CUDA_LU_DRIVER=recursive|lookahead
  * forces one. */
-#define LSC_LOOKAHEAD_MIN 1024
+#define LSC_LOOKAHEAD_MIN 4096
 static int use_lookahead(int kmin)
 {
     const char *d = getenv("LS_CUDA_LU_DRIVER");
@@ -298,7 +356,7 @@ static int use_lookahead(int kmin)
 int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
                      size_t errlen)
 {
-    return lu_workspace(c, dbl, m, ws, pairs, NULL, err, errlen);
+    return lu_workspace(c, dbl, m, ws, pairs, NULL, NULL, err, errlen);
 }
 
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
@@ -306,14 +364,18 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0};
+                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, c->blas, c->stream};
     if (kmin <= 0)
         return 0;
     if (use_lookahead(kmin))
         return lsc_getrf_lookahead(c, dbl, m, n, dA, lda, d_ipiv, d_info, err, errlen);
-    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, &r.moves, err, errlen));
+    int *sm_moves = NULL;
+    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, &r.moves, &sm_moves, err, errlen));
     r.push_blocks = push_blocks(c, dbl);
     r.push_smem = push_smem_limit(c);
+    r.sm_moves = r.scratch && sm_allowed() ? sm_moves : NULL; /* for the leaves it fits */
+    r.sm_smem = sm_smem_limit(c);
+    r.sm_maxw = sm_maxw();
     r.cluster_rows = strcmp(leaf_choice(), "cluster") ? LSC_CLUSTER_ROWS : m;
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
@@ -326,3 +388,35 @@ done:
     return st;
 }
 
+
+int lsc_lookahead_panel_ours(ls_cuda_ctx *c, int dbl, int m)
+{
+    /* H100: cuSOLVER's panel wins inside the look-ahead (ours: 26.3 vs 20.4
+     * ms at n = 4096 FP64); LS_CUDA_LU_PANEL=ours for measuring */
+    const char *p = getenv("LS_CUDA_LU_PANEL");
+    return p && !strcmp(p, "ours") && use_sm(c, dbl, m);
+}
+
+int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                    int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err,
+                    size_t errlen)
+{
+    int st = 0, kmin = m < n ? m : n, *sm_moves = NULL;
+    lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
+                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, blas, stream};
+    if (kmin <= 0)
+        return 0;
+    /* only the one-SM leaf and the cooperative leaf run here: the cluster
+     * and push leaves keep their own move lists in the same workspace */
+    LSC_TRY(lu_workspace(c, dbl, m, &r.scratch, &r.pairs, NULL, &sm_moves, err, errlen));
+    r.pairs = NULL;
+    if (!r.scratch || !use_sm(c, dbl, m))
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "the one-SM LU leaf cannot take %d rows", m);
+    r.sm_moves = sm_moves;
+    r.sm_smem = sm_smem_limit(c);
+    r.sm_maxw = sm_maxw();
+    r.coop_max_blocks = coop_max_blocks(c);
+    LSC_TRY(lu_rec(&r, 0, kmin));
+done:
+    return st;
+}

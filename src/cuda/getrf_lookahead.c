@@ -23,6 +23,7 @@
 struct lsc_lookahead {
     cudaStream_t panel;        /* high priority */
     cusolverDnHandle_t solver; /* bound to panel */
+    cublasHandle_t blas;       /* bound to panel: our own panel's trsm / gemm */
     cudaEvent_t ready[LSC_LA_MAX_EV], factored[LSC_LA_MAX_EV], fork, join;
     void *work;                /* cuSOLVER workspace (grow-only) */
     size_t work_bytes;
@@ -36,6 +37,8 @@ void lsc_lookahead_free(ls_cuda_ctx *c)
         return;
     if (la->solver)
         cusolverDnDestroy(la->solver);
+    if (la->blas)
+        cublasDestroy(la->blas);
     for (int i = 0; i < LSC_LA_MAX_EV; i++) {
         if (la->ready[i])
             cudaEventDestroy(la->ready[i]);
@@ -84,6 +87,8 @@ static int la_open(ls_cuda_ctx *c, char *err, size_t errlen)
     LSC_CUDA(cudaMalloc((void **)&la->pinfo, sizeof(int)));
     LSC_SOLVER(cusolverDnCreate(&la->solver));
     LSC_SOLVER(cusolverDnSetStream(la->solver, la->panel));
+    LSC_BLAS(cublasCreate(&la->blas));
+    LSC_BLAS(cublasSetStream(la->blas, la->panel));
 done:
     if (st)
         lsc_lookahead_free(c);
@@ -114,7 +119,11 @@ static int la_panel(const la_run *r, int j0, int w)
     char *err = r->err;
     size_t errlen = r->errlen;
     struct lsc_lookahead *la = r->la;
-    if (r->dbl)
+    if (lsc_lookahead_panel_ours(r->c, r->dbl, rows)) {
+        LSC_CUDA(cudaMemsetAsync(la->pinfo, 0, sizeof(int), la->panel));
+        LSC_TRY(lsc_getrf_panel(r->c, r->dbl, rows, w, la_at(r, j0, j0), r->lda, r->ipiv + j0,
+                                la->pinfo, la->blas, la->panel, err, errlen));
+    } else if (r->dbl)
         LSC_SOLVER(cusolverDnDgetrf(la->solver, rows, w, (double *)la_at(r, j0, j0), r->lda,
                                     (double *)la->work, r->ipiv + j0, la->pinfo));
     else

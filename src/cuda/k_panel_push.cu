@@ -448,6 +448,18 @@ extern "C" cudaError_t lsk_panel_push(int dbl, int m, int ncols, int j0, int w, 
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t lsk_apply_moves(int dbl, int ncols, int j0, int w, void *dA, int lda,
+                                       const int *d_moves, cudaStream_t s)
+{
+    const int threads = 256;
+    if (ncols <= w)
+        return cudaSuccess;
+    LSK_DISPATCH(dbl, lsk_push_moves_kernel<T><<<lsk_blocks((long long)(ncols - w) * 32, threads),
+                                                 threads, 0, s>>>(ncols, j0, w, (T *)dA, lda,
+                                                                  d_moves));
+    return cudaGetLastError();
+}
+
 /* The largest cluster (16, else 8, else 0 blocks) that can run with smem
  * bytes of dynamic shared memory per block on this device. */
 extern "C" int lsk_panel_push_max_blocks(int dbl, size_t smem)

@@ -145,6 +145,23 @@ int lsk_panel_push_max_blocks(int dbl, size_t smem);
  * interchanges to every other column of [0, ncols); d_moves: LSK_PUSH_MOVES ints. */
 cudaError_t lsk_panel_push(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
                            int *d_ipiv, int *d_info, int *d_moves, int G, int R, cudaStream_t s);
+/* Apply a leaf's move list ({count, (dst, src)...}, rows) to every column
+ * of [0, ncols) outside [j0, j0+w): one warp a column. */
+cudaError_t lsk_apply_moves(int dbl, int ncols, int j0, int w, void *dA, int lda,
+                            const int *d_moves, cudaStream_t s);
+/* ---- one-SM LU leaf (k_panel_sm.cu) ---- */
+#define LSK_SM_THREADS 1024 /* threads of the leaf's one block */
+#define LSK_SM_MAXROWS 4096 /* tallest leaf (rows a thread keeps: 4) */
+#define LSK_SM_MAXW 32      /* widest leaf; its moves fit LSK_PUSH_MOVES */
+/* Widest leaf (<= w_max) of `rows` rows whose panel fits smem_max bytes of
+ * one block's shared memory; 0 when none. */
+int lsk_panel_sm_width(int dbl, int rows, int w_max, size_t smem_max);
+/* Factor columns [j0, j0+w) over rows [j0, m) in one block (ipiv 1-based
+ * global rows, info = first zero pivot when still 0), then apply its
+ * interchanges to every other column of [0, ncols); d_moves: LSK_PUSH_MOVES ints. */
+cudaError_t lsk_panel_sm(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                         int *d_ipiv, int *d_info, int *d_moves, size_t smem_max,
+                         cudaStream_t s);
 /* ---- look-ahead LU bookkeeping (k_lookahead.cu) ---- */
 /* ipiv[j0 .. j0+w) += j0; info = pinfo + j0 when pinfo > 0 and info is 0. */
 cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int *d_info,

@@ -1,0 +1,238 @@
+/* The one-SM LU leaf of method "lu": a panel (rows [j0, m), columns
+ * [j0, j0+w)) factored by ONE thread block holding the whole panel in its
+ * shared memory.
+ *
+ * Why one block: every multi-block leaf pays a cross-SM exchange per column
+ * (grid barrier, cluster barrier or flags: 1-4 us measured), while inside
+ * one SM a column costs one __syncthreads and two warp reductions. So the
+ * leaf is as narrow as it must be for the panel to fit one SM (w = 32 down
+ * to 8), and the recursion above it does the rest with cuBLAS.
+ *
+ * Per column: each warp reduces its candidates (|value|, LAPACK position,
+ * row), one barrier, every warp reduces the warps' results itself, every
+ * thread updates its own rows with the pivot row read from shared memory.
+ * Rows never move inside the panel: each thread keeps its rows' LAPACK
+ * positions in registers (so ties and the NaN rule follow idamax on
+ * positions), and rows are written back where LAPACK's interchanges put
+ * them. The interchanges reach the other columns through a move list. */
+#include <climits>
+
+#include "k_common.cuh"
+#include "kernels.h"
+
+#define LSK_SM_RPT ((LSK_SM_MAXROWS + LSK_SM_THREADS - 1) / LSK_SM_THREADS)
+
+template <typename T> __device__ __forceinline__ T lsk_sm_sfmin(void);
+template <> __device__ __forceinline__ double lsk_sm_sfmin<double>(void) { return 2.2250738585072014e-308; }
+template <> __device__ __forceinline__ float lsk_sm_sfmin<float>(void) { return 1.17549435e-38f; }
+
+/* idamax's order: larger |x| wins, then the smaller position. A NaN loses
+ * to every number unless it sits at the diagonal position, where idamax
+ * starts and is never beaten. Done rows carry key -1 and never win. */
+template <typename T>
+__device__ __forceinline__ T lsk_sm_key(T x, bool diagonal)
+{
+    T a = lsk_abs(x);
+    return a == a ? a : (diagonal ? (T)HUGE_VAL : (T)-0.5);
+}
+
+template <typename T>
+__device__ __forceinline__ bool lsk_sm_better(T v, int pos, T bv, int bpos)
+{
+    return v > bv || (v == bv && pos < bpos);
+}
+
+/* The best (key, position, row) of the warp, in every lane (a total
+ * order, so every lane ends with the same winner). */
+template <typename T>
+__device__ __forceinline__ void lsk_sm_warp_best(T &v, int &pos, int &row)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        T ov = __shfl_xor_sync(0xffffffffu, v, off);
+        int op = __shfl_xor_sync(0xffffffffu, pos, off);
+        int orow = __shfl_xor_sync(0xffffffffu, row, off);
+        if (lsk_sm_better(ov, op, v, pos)) {
+            v = ov;
+            pos = op;
+            row = orow;
+        }
+    }
+}
+
+/* Dynamic shared memory: the panel, R x w column-major (R >= rows). */
+template <typename T>
+__global__ void __launch_bounds__(LSK_SM_THREADS, 1)
+    lsk_panel_sm_kernel(int m, int j0, int w, T *A, int lda, int *ipiv, int *info, int R,
+                        int *moves)
+{
+    extern __shared__ __align__(16) unsigned char lsk_sm_smem[];
+    T *s = (T *)lsk_sm_smem;
+    __shared__ T red_v[2][32];
+    __shared__ int red_p[2][32], red_r[2][32];
+    __shared__ int n_moves;
+    const int tid = threadIdx.x, NT = blockDim.x, lane = tid & 31, warp = tid >> 5;
+    const int nw = NT >> 5, M = m - j0;
+    const T *src = A + (long long)j0 + (long long)j0 * lda;
+
+    for (int c = 0; c < w; c++)
+        for (int r = tid; r < M; r += NT)
+            s[c * R + r] = src[r + (long long)c * lda];
+    if (tid == 0)
+        n_moves = 0;
+    int pos[LSK_SM_RPT];
+    unsigned done = 0;
+#pragma unroll
+    for (int q = 0; q < LSK_SM_RPT; q++)
+        pos[q] = tid + q * NT;
+    __syncthreads();
+
+    /* this thread's candidate for column 0 */
+    T cv = (T)-1;
+    int cp = INT_MAX, crow = -1;
+#pragma unroll
+    for (int q = 0; q < LSK_SM_RPT; q++) {
+        int r = tid + q * NT;
+        if (r < M) {
+            T a = lsk_sm_key(s[r], r == 0);
+            if (lsk_sm_better(a, r, cv, cp)) {
+                cv = a;
+                cp = r;
+                crow = r;
+            }
+        }
+    }
+    int zero_at = 0; /* first zero pivot (1-based in the panel), thread 0 */
+    const T sfmin = lsk_sm_sfmin<T>();
+    for (int j = 0; j < w; j++) {
+        const int b = j & 1;
+        T v = cv;
+        int p = cp, row = crow;
+        lsk_sm_warp_best(v, p, row);
+        if (lane == 0) {
+            red_v[b][warp] = v;
+            red_p[b][warp] = p;
+            red_r[b][warp] = row;
+        }
+        __syncthreads(); /* the only block barrier of a column */
+        v = lane < nw ? red_v[b][lane] : (T)-1;
+        p = lane < nw ? red_p[b][lane] : INT_MAX;
+        row = lane < nw ? red_r[b][lane] : -1;
+        lsk_sm_warp_best(v, p, row);
+        /* p: LAPACK position of the pivot row, row: where it lives here */
+        const T piv = s[j * R + row];
+        if (tid == 0) {
+            ipiv[j0 + j] = j0 + p + 1;
+            if (piv == (T)0 && zero_at == 0)
+                zero_at = j + 1;
+        }
+        /* dgetf2: no scaling for an exactly-zero pivot (its column is zero);
+         * the reciprocal only where it cannot overflow */
+        const bool scale = piv != (T)0, by_rcp = lsk_abs(piv) >= sfmin;
+        const T rcp = (T)1 / piv;
+        const T *prow = s + row;
+        cv = (T)-1;
+        cp = INT_MAX;
+        crow = -1;
+#pragma unroll
+        for (int q = 0; q < LSK_SM_RPT; q++) {
+            int r = tid + q * NT;
+            if (r >= M || (done >> q & 1u))
+                continue;
+            if (r == row) { /* the pivot row: U's row j from now on */
+                done |= 1u << q;
+                pos[q] = j;
+                continue;
+            }
+            if (pos[q] == j) /* the row LAPACK's interchange moves down */
+                pos[q] = p;
+            T *x = s + r;
+            T l = x[j * R];
+            if (scale)
+                l = by_rcp ? l * rcp : l / piv;
+            x[j * R] = l;
+            if (j + 1 < w) {
+                /* the next column first: its candidate is what the next
+                 * column's reduction waits for. (Staging a chunk of the
+                 * pivot row and this row in registers before the stores
+                 * was slower on the H100: 0.71 vs 0.54 ms at n = 256.) */
+                T y = x[(j + 1) * R] - l * prow[(j + 1) * R];
+                x[(j + 1) * R] = y;
+                T a = lsk_sm_key(y, pos[q] == j + 1);
+                if (lsk_sm_better(a, pos[q], cv, cp)) {
+                    cv = a;
+                    cp = pos[q];
+                    crow = r;
+                }
+                for (int k = j + 2; k < w; k++)
+                    x[k * R] -= l * prow[k * R];
+            }
+        }
+    }
+    /* write the panel back in LAPACK's row order; moved rows go to the
+     * move list for the columns outside the panel */
+    T *dst = A + (long long)j0 + (long long)j0 * lda;
+#pragma unroll
+    for (int q = 0; q < LSK_SM_RPT; q++) {
+        int r = tid + q * NT;
+        if (r >= M)
+            continue;
+        for (int c = 0; c < w; c++)
+            dst[pos[q] + (long long)c * lda] = s[c * R + r];
+        if (pos[q] != r && moves) {
+            int e = atomicAdd(&n_moves, 1);
+            moves[1 + 2 * e] = j0 + pos[q];
+            moves[2 + 2 * e] = j0 + r;
+        }
+    }
+    __syncthreads();
+    if (tid == 0) {
+        if (moves)
+            moves[0] = n_moves;
+        if (zero_at && *info == 0)
+            *info = j0 + zero_at;
+    }
+}
+
+/* The panel's column stride in shared memory. */
+static int lsk_sm_stride(int rows)
+{
+    return rows | 1; /* an odd stride spreads a row over the banks */
+}
+
+extern "C" int lsk_panel_sm_width(int dbl, int rows, int w_max, size_t smem_max)
+{
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    if (rows < 1 || rows > LSK_SM_MAXROWS)
+        return 0;
+    int w = w_max < LSK_SM_MAXW ? w_max : LSK_SM_MAXW;
+    while (w >= 1 && (size_t)lsk_sm_stride(rows) * w * es > smem_max)
+        w--;
+    return w;
+}
+
+extern "C" cudaError_t lsk_panel_sm(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
+                                    int *d_ipiv, int *d_info, int *d_moves, size_t smem_max,
+                                    cudaStream_t s)
+{
+    int rows = m - j0, R = lsk_sm_stride(rows);
+    size_t es = dbl ? sizeof(double) : sizeof(float), smem = (size_t)R * w * es;
+    if (rows < 1 || rows > LSK_SM_MAXROWS || w < 1 || w > LSK_SM_MAXW || smem > smem_max)
+        return cudaErrorInvalidConfiguration;
+    int threads = (rows + 31) / 32 * 32;
+    threads = threads > LSK_SM_THREADS ? LSK_SM_THREADS : threads;
+    int *mv = ncols > w ? d_moves : NULL;
+    cudaError_t e;
+    LSK_DISPATCH(dbl, {
+        e = cudaFuncSetAttribute(lsk_panel_sm_kernel<T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max);
+        if (e != cudaSuccess)
+            return e;
+        lsk_panel_sm_kernel<T><<<1, threads, smem, s>>>(m, j0, w, (T *)dA, lda, d_ipiv, d_info,
+                                                        R, mv);
+    });
+    e = cudaGetLastError();
+    if (e != cudaSuccess || ncols <= w)
+        return e;
+    return lsk_apply_moves(dbl, ncols, j0, w, dA, lda, d_moves, s);
+}
