@@ -34,8 +34,6 @@ typedef struct lu_run {
     int *sm_moves;    /* the one-SM leaf's move list (device); NULL -> no one-SM leaf */
     size_t sm_smem;   /* its dynamic shared memory limit */
     int sm_maxw;      /* its widest leaf */
-    int small_trsm;   /* our trsm for L of <= LSK_TRSM_SMALL_K columns (else cuBLAS) */
-    int split_fit;    /* split for one-SM leaves as wide as fit (else halve) */
     cublasHandle_t blas; /* bound to stream */
     cudaStream_t stream;
 } lu_run;
@@ -65,11 +63,6 @@ static int trsm_lower_unit(const lu_run *r, int k, int nc, int row0, int col0)
     size_t errlen = r->errlen;
     if (k <= 0 || nc <= 0)
         return 0;
-    if (k <= LSK_TRSM_SMALL_K && r->small_trsm) {
-        LSC_CUDA(lsk_trsm_small(r->dbl, k, nc, at(r, row0, row0), r->lda, at(r, row0, col0),
-                                r->lda, r->stream));
-        return 0;
-    }
     if (r->dbl) {
         const double one = 1.0;
         LSC_BLAS(cublasDtrsm(r->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
@@ -174,13 +167,7 @@ static int lu_rec(const lu_run *r, int j0, int nc)
         return 0;
     }
 split:;
-    int n1 = nc / 2, n2;
-    if (wsm >= LSC_SM_MINW && r->split_fit) {
-        /* as many leaves as the one-SM leaf's width needs, half on each side */
-        int k = (nc + wsm - 1) / wsm;
-        n1 = (int)((long long)nc * (k / 2) / k);
-    }
-    n2 = nc - n1;
+    int n1 = nc / 2, n2 = nc - n1;
     LSC_TRY(lu_rec(r, j0, n1));
     if (!r->scratch)
         LSC_TRY(laswp_cols(r, j0 + n1, n2, j0, j0 + n1));
@@ -274,14 +261,6 @@ static int sm_maxw(void)
     const char *e = getenv("LS_CUDA_LU_SMW");
     int w = e ? atoi(e) : 0;
     return w >= 1 && w < LSK_SM_MAXW ? w : LSK_SM_MAXW;
-}
-
-/* Our small trsm at the bottom of the recursion (1/3 of cuBLAS's time
- * there); LS_CUDA_LU_TRSM=cublas keeps cuBLAS's (for measuring). */
-static int small_trsm(void)
-{
-    const char *e = getenv("LS_CUDA_LU_TRSM");
-    return !(e && !strcmp(e, "cublas"));
 }
 
 /* Whether the one-SM leaf takes the tallest leaf of m rows at a useful
@@ -385,7 +364,7 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, 0, 0, c->blas, c->stream};
+                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, c->blas, c->stream};
     if (kmin <= 0)
         return 0;
     if (use_lookahead(kmin))
@@ -397,8 +376,6 @@ int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, i
     r.sm_moves = r.scratch && sm_allowed() ? sm_moves : NULL; /* for the leaves it fits */
     r.sm_smem = sm_smem_limit(c);
     r.sm_maxw = sm_maxw();
-    r.small_trsm = small_trsm();
-    r.split_fit = getenv("LS_CUDA_LU_SPLIT") && !strcmp(getenv("LS_CUDA_LU_SPLIT"), "fit");
     r.cluster_rows = strcmp(leaf_choice(), "cluster") ? LSC_CLUSTER_ROWS : m;
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
@@ -426,7 +403,7 @@ int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, in
 {
     int st = 0, kmin = m < n ? m : n, *sm_moves = NULL;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,
-                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, 0, 0, blas, stream};
+                err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, blas, stream};
     if (kmin <= 0)
         return 0;
     /* only the one-SM leaf and the cooperative leaf run here: the cluster
@@ -438,8 +415,6 @@ int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, in
     r.sm_moves = sm_moves;
     r.sm_smem = sm_smem_limit(c);
     r.sm_maxw = sm_maxw();
-    r.small_trsm = small_trsm();
-    r.split_fit = getenv("LS_CUDA_LU_SPLIT") && !strcmp(getenv("LS_CUDA_LU_SPLIT"), "fit");
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(lu_rec(&r, 0, kmin));
 done:

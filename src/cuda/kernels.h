@@ -162,11 +162,6 @@ int lsk_panel_sm_width(int dbl, int rows, int w_max, size_t smem_max);
 cudaError_t lsk_panel_sm(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
                          int *d_ipiv, int *d_info, int *d_moves, size_t smem_max,
                          cudaStream_t s);
-/* ---- small triangular solve (k_trsm_small.cu) ---- */
-#define LSK_TRSM_SMALL_K 32 /* largest L it takes */
-/* B (k x nc) = L^-1 B, L unit lower k x k (k <= LSK_TRSM_SMALL_K). */
-cudaError_t lsk_trsm_small(int dbl, int k, int nc, const void *dL, int ldl, void *dB, int ldb,
-                           cudaStream_t s);
 /* ---- look-ahead LU bookkeeping (k_lookahead.cu) ---- */
 /* ipiv[j0 .. j0+w) += j0; info = pinfo + j0 when pinfo > 0 and info is 0. */
 cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int *d_info,
