@@ -106,9 +106,20 @@ __global__ void __launch_bounds__(LSK_SM_THREADS, 1)
     const int nw = NT >> 5, M = m - j0;
     const T *src = A + (long long)j0 + (long long)j0 * lda;
 
-    for (int c = 0; c < w; c++)
-        for (int r = tid; r < M; r += NT)
-            s[c * R + r] = src[r + (long long)c * lda];
+    /* 8 loads in flight before their stores: a load from memory costs
+     * ~1000 cycles, and one at a time cost ~12 us per 32-column leaf */
+    for (int r = tid; r < M; r += NT)
+        for (int c0 = 0; c0 < w; c0 += 8) {
+            T v[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                if (c0 + i < w)
+                    v[i] = src[r + (long long)(c0 + i) * lda];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                if (c0 + i < w)
+                    s[(c0 + i) * R + r] = v[i];
+        }
     if (tid == 0)
         n_moves = 0;
     int pos[LSK_SM_RPT];
