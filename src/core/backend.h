@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define LS_PLUGIN_ABI 2 /* 2: the getrs and device-resident slots */
+#define LS_PLUGIN_ABI 3 /* 2: the getrs and device-resident slots; 3: gesv */
 #define LS_ERRLEN 512
 
 /* One dense solve handed to a backend. A and B are host arrays in the
@@ -105,6 +105,12 @@ typedef struct ls_backend_iface {
                      size_t errlen);
     int (*gesv_gpu)(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
                     void *dB, int lddb, int *info, char *err, size_t errlen);
+
+    /* optional: gesv on host arrays in one pass (A and B up once, factors,
+     * ipiv and X down; X only when info is 0, as LAPACK); returns info or a
+     * negative status. NULL -> getrf then getrs. */
+    int (*gesv)(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
+                int ldb, char *err, size_t errlen);
 } ls_backend_iface;
 
 /* Every plugin exports this symbol (name from LS_PLUGIN_ENTRY):

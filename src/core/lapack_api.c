@@ -118,24 +118,37 @@ int ls_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *i
     return getrs_any(LS_SINGLE, trans, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
 }
 
-int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb, int *info,
-             ls_context *ctx)
+/* The backend's one-pass gesv where it has one (CUDA: A and B cross the
+ * bus once), else getrf then getrs. */
+static int gesv_any(ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
+                    int ldb, int *info, ls_context *ctx)
 {
     int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
     if (st) return st;
-    st = ls_dgetrf(n, n, A, lda, ipiv, info, ctx);
+    if (n > 0 && nrhs > 0 && ctx && ctx->iface && ctx->iface->gesv) {
+        st = ctx->iface->gesv(ctx->bctx, p, n, nrhs, A, lda, ipiv, B, ldb, ctx->error,
+                              sizeof ctx->error);
+        if (info) *info = st;
+        return st;
+    }
+    st = p == LS_SINGLE ? ls_sgetrf(n, n, (float *)A, lda, ipiv, info, ctx)
+                        : ls_dgetrf(n, n, (double *)A, lda, ipiv, info, ctx);
     if (st) return st;
-    return ls_dgetrs('N', n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
+    return p == LS_SINGLE
+               ? ls_sgetrs('N', n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb, info, ctx)
+               : ls_dgetrs('N', n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb, info,
+                           ctx);
+}
+
+int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb, int *info,
+             ls_context *ctx)
+{
+    return gesv_any(LS_DOUBLE, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
 }
 
 int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int ldb, int *info,
              ls_context *ctx)
 {
-    int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
-    if (info) *info = st;
-    if (st) return st;
-    st = ls_sgetrf(n, n, A, lda, ipiv, info, ctx);
-    if (st) return st;
-    return ls_sgetrs('N', n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
+    return gesv_any(LS_SINGLE, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
 }

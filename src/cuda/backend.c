@@ -172,6 +172,7 @@ static const ls_backend_iface lsc_iface = {
     .getrf_gpu = lsc_getrf_gpu,
     .getrs_gpu = lsc_getrs_gpu,
     .gesv_gpu = lsc_gesv_gpu,
+    .gesv = lsc_gesv_host,
 };
 
 LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,

@@ -141,6 +141,9 @@ int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, in
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The backend's getrf slot: host arrays. */
+/* The backend's gesv slot: host arrays, one upload of A and B (getrs.c). */
+int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv,
+                  void *B, int ldb, char *err, size_t errlen);
 int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                    int *info, char *err, size_t errlen);
 

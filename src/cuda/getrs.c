@@ -89,3 +89,47 @@ done:
     cudaFree(d_ipiv);
     return st;
 }
+
+int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv,
+                  void *B, int ldb, char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    int st = 0, dbl = p == LS_DOUBLE, hinfo = 0;
+    size_t es = lsc_elem_size(p), need = 0, a_bytes = (size_t)n * (size_t)n * es;
+    size_t b_bytes = (size_t)n * (size_t)nrhs * es;
+    char *dmem = NULL;
+    if (n <= 0 || nrhs <= 0)
+        return 0;
+    LSC_CUDA(cudaSetDevice(c->device));
+    LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)n, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)nrhs, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, (size_t)n + 1, sizeof(int), err, errlen));
+    LSC_TRY(lsc_mem_check(need, "gesv", err, errlen));
+    /* one allocation: A, B, then ipiv and info (256-byte aligned pieces) */
+    size_t a_off = 0, b_off = (a_bytes + 255) / 256 * 256;
+    size_t i_off = b_off + (b_bytes + 255) / 256 * 256;
+    LSC_TRY(lsc_malloc((void **)&dmem, i_off + ((size_t)n + 1) * sizeof(int), 1, err, errlen));
+    void *dA = dmem + a_off, *dB = dmem + b_off;
+    int *d_ipiv = (int *)(dmem + i_off), *d_info = d_ipiv + n;
+    LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)n * es, A, (size_t)lda * es, (size_t)n * es, (size_t)n,
+                               cudaMemcpyHostToDevice, c->stream));
+    LSC_CUDA(cudaMemcpy2DAsync(dB, (size_t)n * es, B, (size_t)ldb * es, (size_t)n * es,
+                               (size_t)nrhs, cudaMemcpyHostToDevice, c->stream));
+    LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), c->stream));
+    LSC_TRY(lsc_getrf_device(c, dbl, n, n, dA, n, d_ipiv, d_info, err, errlen));
+    LSC_TRY(lsc_getrs_device(c, dbl, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    LSC_CUDA(cudaMemcpy2DAsync(A, (size_t)lda * es, dA, (size_t)n * es, (size_t)n * es, (size_t)n,
+                               cudaMemcpyDeviceToHost, c->stream));
+    LSC_CUDA(cudaMemcpyAsync(ipiv, d_ipiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
+                             c->stream));
+    LSC_CUDA(cudaMemcpyAsync(&hinfo, d_info, sizeof(int), cudaMemcpyDeviceToHost, c->stream));
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
+    LSC_CUDA(cudaGetLastError());
+    if (hinfo == 0) /* LAPACK leaves B alone for a singular A */
+        LSC_CUDA(cudaMemcpy2D(B, (size_t)ldb * es, dB, (size_t)n * es, (size_t)n * es,
+                              (size_t)nrhs, cudaMemcpyDeviceToHost));
+    st = hinfo;
+done:
+    cudaFree(dmem);
+    return st;
+}
