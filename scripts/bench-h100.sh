@@ -9,7 +9,8 @@
 # fails or runs out of time leaves the others standing.
 #
 # usage: scripts/bench-h100.sh [OUTDIR]
-#   OUTDIR   default: $OUT if set (device tool), else bench/results/h100
+#   OUTDIR   default: $OUT if set, else /tmp/ls-bench-h100 (bench/results/ keeps only
+#            the curated current tables: copy what a run supersedes there by hand)
 #   STEPS    env, steps to run (default: machine metrics roofline peers seed003 seed002
 #            cudatable opencl; seed000 is the ge-* part of cudatable). Under
 #            the device tool's 10-minute limit run it as two calls, each into
@@ -26,7 +27,7 @@
 # most 8 files, so everything else is inside the tarball.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUTDIR=${1:-${OUT:-$ROOT/bench/results/h100}}
+OUTDIR=${1:-${OUT:-/tmp/ls-bench-h100}}
 RES=$(mktemp -d /tmp/h100-results.XXXXXX)
 BUILD=${BUILD:-/tmp/build-h100}
 JOBS=${JOBS:-$(nproc)}

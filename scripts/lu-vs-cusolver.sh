@@ -7,7 +7,7 @@
 # sweep ~2 min on an H100; the sweep runs under BUDGET_S.
 #
 # usage: scripts/lu-vs-cusolver.sh [OUTDIR]
-#   OUTDIR      default: $OUT if set (device tool), else bench/results/h100
+#   OUTDIR      default: $OUT if set, else /tmp/ls-lu-vs-cusolver
 #   REPEAT      env, timed runs of each side (default 9; bench refuses < 5)
 #   SIZES       env, default 256,512,1024,2048,4096,8192,16384,32768
 #   PRECISIONS  env, default double,single
@@ -21,7 +21,7 @@
 # or 9 when the build fails.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUTDIR=${1:-${OUT:-$ROOT/bench/results/h100}}
+OUTDIR=${1:-${OUT:-/tmp/ls-lu-vs-cusolver}}
 BUILD=${BUILD:-/tmp/build-lvc}
 JOBS=${JOBS:-$(nproc)}
 REPEAT=${REPEAT:-9}
