@@ -429,6 +429,77 @@ LS_API int ls_generate(ls_gen_kind kind, int n, double *A, int lda, uint64_t see
 /** Uniform [-1,1] fill of an m x n block (for right-hand sides). */
 LS_API void ls_fill_random(int m, int n, double *A, int lda, uint64_t seed);
 
+/* ------------------------------------------------------------------------
+ * Sparse matrices: compressed sparse row (CSR), read and written as Matrix
+ * Market coordinate files without ever forming the dense matrix.
+ * ---------------------------------------------------------------------- */
+/**
+ * CSR, 0-based. Row i holds entries row_ptr[i] .. row_ptr[i+1]-1, with
+ * column indices col_idx[] and values val[]; row_ptr has n_rows + 1 entries,
+ * row_ptr[0] = 0, row_ptr[n_rows] = nnz. Indices are 64-bit throughout so
+ * that neither nnz nor a dimension stops at 2^31. The library's readers and
+ * generators give every row its columns in increasing order, each at most
+ * once (duplicates summed), explicit zeros kept. Fill one with the library
+ * and release it with ls_csr_free(); the struct itself is the caller's.
+ */
+typedef struct ls_csr {
+    int64_t n_rows, n_cols, nnz;
+    int64_t *row_ptr; /**< n_rows + 1 */
+    int64_t *col_idx; /**< nnz, 0-based */
+    double *val;      /**< nnz */
+} ls_csr;
+
+/** Release the arrays the library allocated and zero *A (NULL: nothing). */
+LS_API void ls_csr_free(ls_csr *A);
+
+/**
+ * Read a Matrix Market coordinate file into CSR, streaming: memory is
+ * O(nnz + n_rows), never n_rows x n_cols. Fields real, integer, pattern
+ * (values 1.0); symmetric and skew-symmetric storage expanded to both
+ * triangles; duplicate entries summed; explicit zeros kept; the rules and
+ * messages are the dense reader's (src/io/README.md). Array files are
+ * refused (LS_EUNSUPPORTED): read those with ls_matrix_read.
+ * @param[in]  path  file name
+ * @param[out] out   zeroed first; the matrix on success (ls_csr_free)
+ * @param[out] err   message naming the file, the line and what was expected
+ * @return 0, LS_EINVAL, LS_EIO, LS_EFORMAT, LS_EUNSUPPORTED, LS_ENONFINITE,
+ *         LS_ESIZE (a header claiming more than the caps or the file allow),
+ *         LS_ENOMEM
+ */
+LS_API int ls_csr_read_mm(const char *path, ls_csr *out, char *err, size_t errlen);
+
+/**
+ * Write A as "%%MatrixMarket matrix coordinate real general", one line per
+ * stored entry in row order, values as "%.17g": ls_csr_read_mm reads back
+ * the same bits. A is checked first (row_ptr non-decreasing from 0 to nnz,
+ * column indices in range, values finite); a failed write removes the file.
+ * @return 0, LS_EINVAL (a malformed A), LS_ENONFINITE, LS_EIO
+ */
+LS_API int ls_csr_write_mm(const char *path, const ls_csr *A, char *err, size_t errlen);
+
+/**
+ * y = A x.
+ * @param[in]  A  n_rows x n_cols CSR
+ * @param[in]  x  n_cols values
+ * @param[out] y  n_rows values (may not overlap x)
+ * @return 0; -1, -2, -3 for a NULL (or, for A, arrays missing) argument
+ */
+LS_API int ls_csr_matvec(const ls_csr *A, const double *x, double *y);
+
+/**
+ * The standard Dirichlet Laplacian on a k x k (dims 2, 5-point: 4 on the
+ * diagonal, -1 to each grid neighbour) or k x k x k grid (dims 3, 7-point:
+ * 6 and -1), unscaled (no 1/h^2): symmetric positive definite, n = k^dims,
+ * nnz = 5n - 4k or 7n - 6k^2. Unknown p = ix + k*iy (+ k^2*iz), so dims 2
+ * is ls_generate(LS_GEN_POISSON2D)'s matrix.
+ * @param[in]  dims  2 or 3
+ * @param[in]  k     grid points per side, >= 1
+ * @param[out] out   zeroed first; the matrix on success (ls_csr_free)
+ * @return 0; -1 (dims), -2 (k < 1, or nnz beyond what can be addressed),
+ *         -3 (out NULL); LS_ENOMEM
+ */
+LS_API int ls_gen_poisson(int dims, int64_t k, ls_csr *out);
+
 #ifdef __cplusplus
 }
 #endif

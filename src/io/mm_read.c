@@ -3,8 +3,11 @@
  * value) because fscanf per token is several times slower on big files.
  *
  * Strict: every line must hold exactly the fields its kind calls for, and
- * every error names the file, the line and what was expected there. */
-#include "io_internal.h"
+ * every error names the file, the line and what was expected there.
+ *
+ * The header and coordinate-entry parsing (ls_mm_begin, ls_mm_coord_entry,
+ * ls_mm_expect_end; mm_internal.h) also serve the CSR reader, csr_read.c. */
+#include "mm_internal.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -14,24 +17,10 @@
 
 #include "core/util.h"
 
-enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN };
-enum mm_symmetry { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
-
 typedef struct mm_token {
     const char *p;
     size_t n;
 } mm_token;
-
-typedef struct mm_reader {
-    ls_io_lines lines;
-    const char *path;
-    int coordinate;
-    enum mm_field field;
-    enum mm_symmetry symmetry;
-    long long rows, cols, entries; /* entries: lines of data the file must hold */
-    char *err;
-    size_t errlen;
-} mm_reader;
 
 static int is_blank_char(char c)
 {
@@ -129,7 +118,7 @@ static int parse_real(mm_token t, double *out)
 /* Format the whole offending line into a quoted snippet for a message. */
 #define MM_GOT(line, len, buf) (ls_io_snippet((line), (len), (buf), sizeof(buf)), (buf))
 
-static int mm_banner(mm_reader *r, char *line, size_t len)
+static int mm_banner(ls_mm_reader *r, char *line, size_t len)
 {
     char got[80];
     mm_token t[6];
@@ -178,19 +167,25 @@ static int mm_banner(mm_reader *r, char *line, size_t len)
                        "got \"%.*s\"",
                        r->path, (int)(t[4].n > 40 ? 40 : t[4].n), t[4].p);
     r->coordinate = format == 1;
-    r->field = (enum mm_field)field;
-    r->symmetry = (enum mm_symmetry)symmetry;
-    if (!r->coordinate && r->field == MM_PATTERN)
+    r->field = (enum ls_mm_field)field;
+    r->symmetry = (enum ls_mm_symmetry)symmetry;
+    if (!r->coordinate && r->field == LS_MM_PATTERN)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:1: expected field real or integer with format array (pattern is only "
                        "valid for coordinate)",
+                       r->path);
+    if (!r->coordinate && r->sparse)
+        return LS_FAIL(r->err, r->errlen, LS_EUNSUPPORTED,
+                       "%s:1: expected format \"coordinate\" for a sparse (CSR) read, got "
+                       "\"array\" (dense storage): read it with the dense reader "
+                       "(ls_matrix_read / ls_mm_read)",
                        r->path);
     return 0;
 }
 
 /* Next line that holds something (blank lines are tolerated anywhere);
  * *line is NULL at end of file. */
-static int mm_next_nonblank(mm_reader *r, char **line, size_t *len)
+static int mm_next_nonblank(ls_mm_reader *r, char **line, size_t *len)
 {
     for (;;) {
         int st = ls_io_lines_next(&r->lines, line, len, r->err, r->errlen);
@@ -204,7 +199,7 @@ static int mm_next_nonblank(mm_reader *r, char **line, size_t *len)
     }
 }
 
-static int mm_size_line(mm_reader *r)
+static int mm_size_line(ls_mm_reader *r)
 {
     char *line = NULL, got[80];
     size_t len = 0;
@@ -233,18 +228,26 @@ static int mm_size_line(mm_reader *r)
                        r->path, r->lines.line_no, expect, MM_GOT(line, len, got));
     r->rows = v[0];
     r->cols = v[1];
-    if (r->rows <= 0 || r->cols <= 0 || r->rows > INT_MAX || r->cols > INT_MAX)
-        return LS_FAIL(r->err, r->errlen, LS_ESIZE,
-                       "%s:%lld: expected dimensions between 1 and %d, got %lld x %lld", r->path,
-                       r->lines.line_no, INT_MAX, r->rows, r->cols);
-    long long elements = r->rows * r->cols; /* < 2^62: no overflow */
     long long cap = ls_io_max_elements();
-    if (elements > cap)
+    /* Dense: rows*cols doubles are allocated, so their product is capped.
+     * Sparse: rows+1 row pointers are allocated, so each side is capped
+     * (the entries are capped by the file's size below and by csr_read.c). */
+    long long dim_max = r->sparse ? cap : INT_MAX;
+    if (r->rows <= 0 || r->cols <= 0 || r->rows > dim_max || r->cols > dim_max)
+        return LS_FAIL(r->err, r->errlen, LS_ESIZE,
+                       "%s:%lld: expected dimensions between 1 and %lld%s, got %lld x %lld",
+                       r->path, r->lines.line_no, dim_max,
+                       r->sparse ? " (half the host memory, or LS_MAX_ELEMENTS)" : "", r->rows,
+                       r->cols);
+    /* rows*cols as the entry bound; saturated, since both sides may be near
+     * 2^62 for a sparse read */
+    long long elements = r->rows > LLONG_MAX / r->cols ? LLONG_MAX : r->rows * r->cols;
+    if (!r->sparse && elements > cap)
         return LS_FAIL(r->err, r->errlen, LS_ESIZE,
                        "%s:%lld: %lld x %lld = %lld elements exceeds the limit of %lld "
                        "(half the host memory, or LS_MAX_ELEMENTS)",
                        r->path, r->lines.line_no, r->rows, r->cols, elements, cap);
-    if ((r->symmetry != MM_GENERAL) && r->rows != r->cols)
+    if ((r->symmetry != LS_MM_GENERAL) && r->rows != r->cols)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
                        "%s:%lld: expected a square matrix for symmetric storage, got %lld x %lld",
                        r->path, r->lines.line_no, r->rows, r->cols);
@@ -254,9 +257,9 @@ static int mm_size_line(mm_reader *r)
                            "%s:%lld: expected between 0 and %lld entries (rows*cols), got %lld",
                            r->path, r->lines.line_no, elements, v[2]);
         r->entries = v[2];
-    } else if (r->symmetry == MM_SYMMETRIC) {
+    } else if (r->symmetry == LS_MM_SYMMETRIC) {
         r->entries = r->rows * (r->rows + 1) / 2;
-    } else if (r->symmetry == MM_SKEW) {
+    } else if (r->symmetry == LS_MM_SKEW) {
         r->entries = r->rows * (r->rows - 1) / 2;
     } else {
         r->entries = elements;
@@ -265,7 +268,7 @@ static int mm_size_line(mm_reader *r)
      * "i j v\n" bytes: a header promising more than the file can hold is
      * refused now, before the allocation it would cause. */
     if (r->lines.src->size >= 0 && r->entries > 0) {
-        long long per = !r->coordinate ? 2 : r->field == MM_PATTERN ? 4 : 6;
+        long long per = !r->coordinate ? 2 : r->field == LS_MM_PATTERN ? 4 : 6;
         long long consumed = r->lines.src->offset - (long long)(r->lines.len - r->lines.pos);
         long long remaining = r->lines.src->size - consumed;
         if (r->entries > (remaining + 1) / per)
@@ -279,14 +282,15 @@ static int mm_size_line(mm_reader *r)
     return 0;
 }
 
-static int mm_value(mm_reader *r, mm_token t, const char *line, size_t len, double *out)
+static int mm_value(ls_mm_reader *r, mm_token t, const char *line, size_t len, double *out)
 {
     char got[80];
-    int bad = r->field == MM_INTEGER ? !is_integer_syntax(t) || parse_real(t, out) != 0
-                                     : parse_real(t, out) != 0;
+    const int integer = r->field == LS_MM_INTEGER;
+    int bad = integer ? !is_integer_syntax(t) || parse_real(t, out) != 0
+                      : parse_real(t, out) != 0;
     if (bad)
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT, "%s:%lld: expected %s value, got \"%s\"",
-                       r->path, r->lines.line_no, r->field == MM_INTEGER ? "an integer" : "a real",
+                       r->path, r->lines.line_no, integer ? "an integer" : "a real",
                        MM_GOT(line, len, got));
     if (!isfinite(*out))
         return LS_FAIL(r->err, r->errlen, LS_ENONFINITE,
@@ -295,10 +299,10 @@ static int mm_value(mm_reader *r, mm_token t, const char *line, size_t len, doub
     return 0;
 }
 
-static int mm_array_entries(mm_reader *r, double *A)
+static int mm_array_entries(ls_mm_reader *r, double *A)
 {
     long long n = r->rows, i = 0, j = 0;
-    if (r->symmetry == MM_SKEW)
+    if (r->symmetry == LS_MM_SKEW)
         i = 1; /* strictly lower triangle, column by column */
     for (long long k = 0; k < r->entries; k++) {
         char *line = NULL, got[80];
@@ -318,50 +322,59 @@ static int mm_array_entries(mm_reader *r, double *A)
         double v = 0.0;
         if ((st = mm_value(r, t[0], line, len, &v)))
             return st;
-        if (r->symmetry == MM_GENERAL) {
+        if (r->symmetry == LS_MM_GENERAL) {
             A[k] = v;
             continue;
         }
         A[i + j * n] = v;
-        A[j + i * n] = r->symmetry == MM_SKEW ? -v : v;
+        A[j + i * n] = r->symmetry == LS_MM_SKEW ? -v : v;
         if (++i == n) {
             j++;
-            i = r->symmetry == MM_SKEW ? j + 1 : j;
+            i = r->symmetry == LS_MM_SKEW ? j + 1 : j;
         }
     }
     return 0;
 }
 
-static int mm_coordinate_entries(mm_reader *r, double *A)
+int ls_mm_coord_entry(ls_mm_reader *r, long long k, long long *i, long long *j, double *v)
 {
-    const int want = r->field == MM_PATTERN ? 2 : 3;
+    const int want = r->field == LS_MM_PATTERN ? 2 : 3;
     const char *expect = want == 2 ? "2 fields (row col)" : "3 fields (row col value)";
+    char *line = NULL, got[80];
+    size_t len = 0;
+    int st = mm_next_nonblank(r, &line, &len);
+    if (st)
+        return st;
+    if (!line)
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
+                       "%s:%lld: expected %lld entries, got end of file after %lld", r->path,
+                       r->lines.line_no + 1, r->entries, k);
+    mm_token t[4];
+    if (mm_split(line, t, 4) != want || parse_integer(t[0], i) || parse_integer(t[1], j))
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT, "%s:%lld: expected %s, got \"%s\"",
+                       r->path, r->lines.line_no, expect, MM_GOT(line, len, got));
+    if (*i < 1 || *i > r->rows || *j < 1 || *j > r->cols)
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
+                       "%s:%lld: expected indices within 1..%lld x 1..%lld, got (%lld, %lld)",
+                       r->path, r->lines.line_no, r->rows, r->cols, *i, *j);
+    if (r->symmetry == LS_MM_SKEW && *i == *j)
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
+                       "%s:%lld: expected no diagonal entry in a skew-symmetric matrix, got "
+                       "(%lld, %lld)",
+                       r->path, r->lines.line_no, *i, *j);
+    *v = 1.0;
+    if (want == 3)
+        return mm_value(r, t[2], line, len, v);
+    return 0;
+}
+
+static int mm_coordinate_entries(ls_mm_reader *r, double *A)
+{
     for (long long k = 0; k < r->entries; k++) {
-        char *line = NULL, got[80];
-        size_t len = 0;
-        int st = mm_next_nonblank(r, &line, &len);
-        if (st)
-            return st;
-        if (!line)
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                           "%s:%lld: expected %lld entries, got end of file after %lld", r->path,
-                           r->lines.line_no + 1, r->entries, k);
-        mm_token t[4];
         long long i = 0, j = 0;
-        if (mm_split(line, t, 4) != want || parse_integer(t[0], &i) || parse_integer(t[1], &j))
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT, "%s:%lld: expected %s, got \"%s\"",
-                           r->path, r->lines.line_no, expect, MM_GOT(line, len, got));
-        if (i < 1 || i > r->rows || j < 1 || j > r->cols)
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                           "%s:%lld: expected indices within 1..%lld x 1..%lld, got (%lld, %lld)",
-                           r->path, r->lines.line_no, r->rows, r->cols, i, j);
-        if (r->symmetry == MM_SKEW && i == j)
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                           "%s:%lld: expected no diagonal entry in a skew-symmetric matrix, got "
-                           "(%lld, %lld)",
-                           r->path, r->lines.line_no, i, j);
-        double v = 1.0;
-        if (want == 3 && (st = mm_value(r, t[2], line, len, &v)))
+        double v = 0.0;
+        int st = ls_mm_coord_entry(r, k, &i, &j, &v);
+        if (st)
             return st;
         /* Duplicate entries are summed, as assembly-style files (and SciPy,
          * MATLAB's sparse()) intend. Symmetric storage mirrors every
@@ -369,9 +382,9 @@ static int mm_coordinate_entries(mm_reader *r, double *A)
         double *a = &A[(i - 1) + (j - 1) * r->rows];
         *a += v;
         int finite = isfinite(*a);
-        if (r->symmetry != MM_GENERAL && i != j) {
+        if (r->symmetry != LS_MM_GENERAL && i != j) {
             double *b = &A[(j - 1) + (i - 1) * r->rows];
-            *b += r->symmetry == MM_SKEW ? -v : v;
+            *b += r->symmetry == LS_MM_SKEW ? -v : v;
             finite = finite && isfinite(*b);
         }
         if (!finite)
@@ -384,7 +397,7 @@ static int mm_coordinate_entries(mm_reader *r, double *A)
 }
 
 /* After the last entry only blank lines may follow. */
-static int mm_expect_end(mm_reader *r)
+int ls_mm_expect_end(ls_mm_reader *r)
 {
     char *line = NULL, got[80];
     size_t len = 0;
@@ -398,30 +411,46 @@ static int mm_expect_end(mm_reader *r)
     return 0;
 }
 
-int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
+int ls_mm_begin(ls_mm_reader *r, ls_io_src *src, int sparse, char *err, size_t errlen)
 {
-    mm_reader r;
-    memset(&r, 0, sizeof r);
-    r.path = src->path;
-    r.err = err;
-    r.errlen = errlen;
-    int st = ls_io_lines_init(&r.lines, src, err, errlen);
+    memset(r, 0, sizeof *r);
+    r->path = src->path;
+    r->sparse = sparse;
+    r->err = err;
+    r->errlen = errlen;
+    int st = ls_io_lines_init(&r->lines, src, err, errlen);
     if (st)
         return st;
-    double *A = NULL;
     char *line = NULL;
     size_t len = 0;
-    st = ls_io_lines_next(&r.lines, &line, &len, err, errlen);
+    st = ls_io_lines_next(&r->lines, &line, &len, err, errlen);
     if (!st && !line)
         st = LS_FAIL(err, errlen, LS_EFORMAT,
                      "%s:1: expected banner \"%%%%MatrixMarket matrix ...\", got an empty file",
-                     r.path);
+                     r->path);
     if (!st)
-        st = mm_banner(&r, line, len);
+        st = mm_banner(r, line, len);
     if (!st)
-        st = mm_size_line(&r);
+        st = mm_size_line(r);
+    if (st)
+        ls_io_lines_free(&r->lines);
+    return st;
+}
+
+void ls_mm_end(ls_mm_reader *r)
+{
+    ls_io_lines_free(&r->lines);
+}
+
+int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
+{
+    ls_mm_reader r;
+    int st = ls_mm_begin(&r, src, 0, err, errlen);
+    if (st)
+        return st;
+    double *A = NULL;
     size_t bytes = 0;
-    if (!st && ls_mul_size((size_t)r.rows * (size_t)r.cols, sizeof(double), &bytes))
+    if (ls_mul_size((size_t)r.rows * (size_t)r.cols, sizeof(double), &bytes))
         st = LS_FAIL(err, errlen, LS_ESIZE, "%s: %lld x %lld does not fit in memory", r.path,
                      r.rows, r.cols);
     if (!st) {
@@ -433,8 +462,8 @@ int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
     if (!st)
         st = r.coordinate ? mm_coordinate_entries(&r, A) : mm_array_entries(&r, A);
     if (!st)
-        st = mm_expect_end(&r);
-    ls_io_lines_free(&r.lines);
+        st = ls_mm_expect_end(&r);
+    ls_mm_end(&r);
     if (st) {
         free(A);
         return st;
