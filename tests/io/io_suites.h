@@ -6,5 +6,7 @@
 
 int io_roundtrip_suite(void);
 int io_fuzz_suite(void);
+/* The CSR reader, cut and mutated against the dense reader; dir holds real/. */
+int io_csr_fuzz_suite(const char *dir);
 
 #endif
