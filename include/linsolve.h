@@ -500,6 +500,64 @@ LS_API int ls_csr_matvec(const ls_csr *A, const double *x, double *y);
  */
 LS_API int ls_gen_poisson(int dims, int64_t k, ls_csr *out);
 
+/* ------------------------------------------------------------------------
+ * Preconditioned Krylov solvers on CSR (double precision, CPU).
+ * ---------------------------------------------------------------------- */
+typedef enum ls_iter_method {
+    LS_ITER_BICGSTAB = 0, /**< BiCGStab, right-preconditioned */
+    LS_ITER_GMRES = 1     /**< restarted GMRES(m), right-preconditioned, modified Gram-Schmidt */
+} ls_iter_method;
+
+typedef enum ls_precond {
+    LS_PRECOND_NONE = 0,
+    LS_PRECOND_JACOBI = 1, /**< diagonal; every diagonal entry must be stored and non-zero */
+    LS_PRECOND_ILU0 = 2    /**< incomplete LU on A's own pattern; needs non-zero pivots */
+} ls_precond;
+
+typedef struct ls_iter_options {
+    ls_iter_method method; /**< default LS_ITER_BICGSTAB */
+    ls_precond precond;    /**< default LS_PRECOND_NONE */
+    double rtol;     /**< stop at ||b - A x||2 <= rtol ||b||2 (true residual, original system);
+                          0 (default) = 10 sqrt(n) eps, the dense iterative methods' rule */
+    int max_iter;    /**< iteration cap (default 2000); GMRES counts inner steps */
+    int restart;     /**< GMRES restart length m (default 30) */
+    int equilibrate; /**< 1: scale rows, then columns, by their largest magnitude (powers of
+                          2) before iterating; x is returned unscaled. Default 0 */
+} ls_iter_options;
+
+typedef struct ls_iter_report {
+    int iterations;      /**< iterations run (GMRES: inner steps over all cycles) */
+    double rel_residual; /**< ||b - A x||2 / ||b||2, recomputed from x on the original A */
+    int converged;       /**< 1 when rel_residual <= the tolerance */
+    int breakdown;       /**< 1 when the method broke down (a zero or non-finite scalar) */
+    double rtol;         /**< the tolerance actually used */
+    char message[256];   /**< outcome in plain words */
+} ls_iter_report;
+
+/** Fill defaults: BiCGStab, no preconditioner, rtol automatic, 2000 its, restart 30,
+ *  no equilibration. */
+LS_API void ls_iter_options_init(ls_iter_options *opt);
+
+/**
+ * Solve A x = b with a preconditioned Krylov method. Success is only
+ * reported after the true residual b - A x of the original system meets
+ * the tolerance.
+ * @param[in]     A      square CSR, columns sorted within each row (as the library makes them)
+ * @param[in]     b      n values
+ * @param[in,out] x      in: initial guess (pass zeros for none); out: the last iterate
+ * @param[in]     opt    options (NULL: defaults)
+ * @param[out]    rep    optional: iterations, true relative residual, flags, message
+ * @param[out]    err    optional: message on any non-zero return
+ * @return 0 converged; LS_NOT_CONVERGED (iteration cap) or LS_BREAKDOWN, with x the
+ *         last iterate and the report filled; LS_EINVAL (NULL argument, malformed A,
+ *         bad option, Jacobi/ILU(0) with a missing or zero diagonal or ILU(0) zero
+ *         pivot: the message names the 1-based row), LS_ESIZE (not square),
+ *         LS_ENONFINITE (b or x0), LS_ENOMEM
+ */
+LS_API int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x,
+                             const ls_iter_options *opt, ls_iter_report *rep, char *err,
+                             size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,303 @@
+/*
+ * ls_csr_solve_iter: argument checks, optional equilibration, the
+ * preconditioner, then BiCGStab or GMRES(m); the answer is judged once more
+ * on the caller's own A and b. Also the vector kernels the methods share.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "krylov_csr.h"
+
+enum { LS_KR_PAR = 50000 }; /* below this many values, threads cost more than they give */
+
+void ls_kr_spmv(const ls_csr *A, const double *x, double *y)
+{
+    int64_t n = A->n_rows;
+#pragma omp parallel for schedule(static) if (A->nnz > LS_KR_PAR)
+    for (int64_t i = 0; i < n; i++) {
+        double s = 0;
+        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
+            s += A->val[p] * x[A->col_idx[p]];
+        y[i] = s;
+    }
+}
+
+double ls_kr_dot(int64_t n, const double *x, const double *y)
+{
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > LS_KR_PAR)
+    for (int64_t i = 0; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+double ls_kr_nrm2(int64_t n, const double *x, const double *w)
+{
+    double amax = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double a = fabs(w ? w[i] * x[i] : x[i]);
+        if (!(a <= amax)) /* also catches NaN */
+            amax = a;
+    }
+    if (amax == 0 || !isfinite(amax))
+        return amax;
+    double inv = 1.0 / amax, s = 0;
+    if (!isfinite(inv)) /* amax subnormal: scale by a power of two instead */
+        inv = ldexp(1.0, 1000);
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > LS_KR_PAR)
+    for (int64_t i = 0; i < n; i++) {
+        double a = (w ? w[i] * x[i] : x[i]) * inv;
+        s += a * a;
+    }
+    return sqrt(s) / inv;
+}
+
+double ls_kr_residual(const ls_krylov_sys *s, const double *x, double *r)
+{
+    ls_kr_spmv(s->A, x, r);
+#pragma omp parallel for schedule(static) if (s->n > LS_KR_PAR)
+    for (int64_t i = 0; i < s->n; i++)
+        r[i] = s->b[i] - r[i];
+    return ls_kr_nrm2(s->n, r, s->rweight);
+}
+
+int ls_kr_bad(double v)
+{
+    return v == 0 || !isfinite(v);
+}
+
+void ls_iter_options_init(ls_iter_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->method = LS_ITER_BICGSTAB;
+    opt->precond = LS_PRECOND_NONE;
+    opt->rtol = 0;
+    opt->max_iter = 2000;
+    opt->restart = 30;
+    opt->equilibrate = 0;
+}
+
+/* The power of two nearest below 1 / amax (1 for an empty or zero line):
+ * scaling by it is exact, so unscaling the answer adds no rounding. */
+static double pow2_inverse(double amax)
+{
+    if (!(amax > 0) || !isfinite(amax))
+        return 1.0;
+    int e;
+    frexp(amax, &e);
+    return ldexp(1.0, -e);
+}
+
+/* A's structure and values: what the methods rely on. */
+static int check_matrix(const ls_csr *A, char *msg, size_t len)
+{
+    int64_t n = A->n_rows;
+    if (A->row_ptr[0] != 0 || A->row_ptr[n] != A->nnz) {
+        snprintf(msg, len, "A: row_ptr must run from 0 to nnz = %lld", (long long)A->nnz);
+        return LS_EINVAL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (A->row_ptr[i + 1] < A->row_ptr[i]) {
+            snprintf(msg, len, "A: row_ptr decreases at row %lld", (long long)(i + 1));
+            return LS_EINVAL;
+        }
+        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++) {
+            int64_t c = A->col_idx[p];
+            if (c < 0 || c >= A->n_cols || (p > A->row_ptr[i] && c <= A->col_idx[p - 1])) {
+                snprintf(msg, len,
+                         "A: row %lld has column indices out of range or not increasing",
+                         (long long)(i + 1));
+                return LS_EINVAL;
+            }
+            if (!isfinite(A->val[p])) {
+                snprintf(msg, len, "A: non-finite value in row %lld", (long long)(i + 1));
+                return LS_ENONFINITE;
+            }
+        }
+    }
+    return 0;
+}
+
+static int check_args(const ls_csr *A, const double *b, const double *x,
+                      const ls_iter_options *o, char *msg, size_t len)
+{
+    if (!A || !A->row_ptr || (A->nnz > 0 && (!A->col_idx || !A->val)) || A->nnz < 0) {
+        snprintf(msg, len, "A is NULL or has no arrays");
+        return LS_EINVAL;
+    }
+    if (!b || !x) {
+        snprintf(msg, len, "%s is NULL", !b ? "b" : "x");
+        return LS_EINVAL;
+    }
+    if (A->n_rows != A->n_cols || A->n_rows < 0) {
+        snprintf(msg, len, "A is %lld x %lld: an iterative solve needs a square matrix",
+                 (long long)A->n_rows, (long long)A->n_cols);
+        return LS_ESIZE;
+    }
+    if (o->method != LS_ITER_BICGSTAB && o->method != LS_ITER_GMRES) {
+        snprintf(msg, len, "unknown method %d", (int)o->method);
+        return LS_EINVAL;
+    }
+    if (o->precond != LS_PRECOND_NONE && o->precond != LS_PRECOND_JACOBI &&
+        o->precond != LS_PRECOND_ILU0) {
+        snprintf(msg, len, "unknown preconditioner %d", (int)o->precond);
+        return LS_EINVAL;
+    }
+    if (!(o->rtol >= 0) || !isfinite(o->rtol) || o->max_iter < 0 ||
+        (o->method == LS_ITER_GMRES && (o->restart < 1 || o->restart > 100000))) {
+        snprintf(msg, len, "bad option: rtol %g (>= 0), max_iter %d (>= 0), restart %d (1..1e5)",
+                 o->rtol, o->max_iter, o->restart);
+        return LS_EINVAL;
+    }
+    int st = check_matrix(A, msg, len);
+    if (st)
+        return st;
+    for (int64_t i = 0; i < A->n_rows; i++)
+        if (!isfinite(b[i]) || !isfinite(x[i])) {
+            snprintf(msg, len, "%s[%lld] is not finite", !isfinite(b[i]) ? "b" : "x",
+                     (long long)i);
+            return LS_ENONFINITE;
+        }
+    return 0;
+}
+
+/* As = R A C with powers of two, bs = R b, y = C^-1 x; rw = 1 / R. */
+static int equilibrate(const ls_csr *A, const double *b, double *x, ls_csr *As, double **bs,
+                       double **rw, double **cs)
+{
+    int64_t n = A->n_rows;
+    size_t nn = (size_t)(n ? n : 1);
+    *As = *A;
+    As->val = malloc(sizeof(double) * (size_t)(A->nnz ? A->nnz : 1));
+    *bs = malloc(sizeof(double) * nn);
+    *rw = malloc(sizeof(double) * nn);
+    *cs = malloc(sizeof(double) * nn);
+    if (!As->val || !*bs || !*rw || !*cs)
+        return LS_ENOMEM;
+    double *c = *cs;
+    for (int64_t i = 0; i < n; i++) {
+        double amax = 0;
+        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
+            amax = fmax(amax, fabs(A->val[p]));
+        double ri = pow2_inverse(amax);
+        (*rw)[i] = 1.0 / ri;
+        (*bs)[i] = ri * b[i];
+        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
+            As->val[p] = ri * A->val[p];
+        c[i] = 0;
+    }
+    for (int64_t p = 0; p < A->nnz; p++)
+        c[A->col_idx[p]] = fmax(c[A->col_idx[p]], fabs(As->val[p]));
+    for (int64_t j = 0; j < n; j++) {
+        c[j] = pow2_inverse(c[j]);
+        x[j] /= c[j];
+    }
+    for (int64_t p = 0; p < A->nnz; p++)
+        As->val[p] *= c[A->col_idx[p]];
+    return 0;
+}
+
+static const char *method_name(const ls_iter_options *o)
+{
+    return o->method == LS_ITER_GMRES ? "GMRES" : "BiCGStab";
+}
+
+static const char *precond_name(ls_precond p)
+{
+    return p == LS_PRECOND_ILU0 ? "ILU(0)" : p == LS_PRECOND_JACOBI ? "Jacobi" : "none";
+}
+
+int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
+                      ls_iter_report *rep, char *err, size_t errlen)
+{
+    ls_iter_options o;
+    ls_iter_options_init(&o);
+    if (opt)
+        o = *opt;
+    ls_iter_report local;
+    if (!rep)
+        rep = &local;
+    memset(rep, 0, sizeof *rep);
+    char msg[256] = "";
+    int st = check_args(A, b, x, &o, msg, sizeof msg);
+    if (st) {
+        snprintf(rep->message, sizeof rep->message, "%s", msg);
+        if (err && errlen)
+            snprintf(err, errlen, "%s", msg);
+        return st;
+    }
+    int64_t n = A->n_rows;
+    rep->rtol = o.rtol > 0 ? o.rtol : 10.0 * sqrt((double)(n > 1 ? n : 1)) * ls_eps(LS_DOUBLE);
+    double bnorm = ls_kr_nrm2(n, b, NULL);
+    if (bnorm == 0) { /* the solution of A x = 0 */
+        memset(x, 0, sizeof(double) * (size_t)n);
+        rep->converged = 1;
+        snprintf(rep->message, sizeof rep->message, "b = 0: x = 0");
+        return 0;
+    }
+    ls_csr As = *A;
+    double *bs = NULL, *rw = NULL, *cs = NULL, *r = NULL;
+    ls_csr_precond P;
+    memset(&P, 0, sizeof P);
+    if (o.equilibrate) {
+        st = equilibrate(A, b, x, &As, &bs, &rw, &cs);
+        if (st) {
+            snprintf(msg, sizeof msg, "cannot allocate the equilibrated copy of A");
+            goto out; /* x is only rescaled once every allocation succeeded */
+        }
+    }
+    st = ls_csr_precond_setup(&P, o.precond, &As, msg, sizeof msg);
+    if (st)
+        goto unscale;
+    ls_krylov_sys sys = {&As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm, o.max_iter, o.restart};
+    ls_krylov_out ko;
+    st = o.method == LS_ITER_GMRES ? ls_csr_gmres_run(&sys, x, &ko)
+                                   : ls_csr_bicgstab_run(&sys, x, &ko);
+    rep->iterations = ko.iterations;
+    rep->breakdown = ko.breakdown;
+    snprintf(msg, sizeof msg, "%s", ko.msg);
+unscale:
+    if (cs)
+        for (int64_t j = 0; j < n; j++)
+            x[j] *= cs[j];
+    if (st == LS_ENOMEM || st < 0)
+        goto out;
+    /* The verdict is the caller's own residual. */
+    r = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!r) {
+        st = LS_ENOMEM;
+        snprintf(msg, sizeof msg, "cannot allocate the residual check");
+        goto out;
+    }
+    {
+        ls_krylov_sys orig = {A, b, n, NULL, NULL, 0, 0, 0};
+        rep->rel_residual = ls_kr_residual(&orig, x, r) / bnorm;
+    }
+    if (st == 0 && !(rep->rel_residual <= rep->rtol)) {
+        st = LS_NOT_CONVERGED;
+        snprintf(msg, sizeof msg, "%s: the method stopped but ||b - A x|| / ||b|| = %.3e > rtol",
+                 method_name(&o), rep->rel_residual);
+    }
+    rep->converged = st == 0;
+    {
+        char full[256];
+        snprintf(full, sizeof full, "%s (precond %s%s): relative residual %.3e, rtol %.2e",
+                 msg, precond_name(o.precond), o.equilibrate ? ", equilibrated" : "",
+                 rep->rel_residual, rep->rtol);
+        snprintf(msg, sizeof msg, "%s", full);
+    }
+out:
+    snprintf(rep->message, sizeof rep->message, "%s", msg);
+    if (st && err && errlen)
+        snprintf(err, errlen, "%s", msg);
+    free(r);
+    free(bs), free(rw), free(cs);
+    if (As.val != A->val)
+        free(As.val);
+    ls_csr_precond_free(&P);
+    return st;
+}

@@ -1,0 +1,61 @@
+/*
+ * Internals of the CSR Krylov solvers (krylov_csr.c, bicgstab_csr.c,
+ * gmres_csr.c, precond_csr.c): double precision, 64-bit indices.
+ */
+#ifndef LS_KRYLOV_CSR_H
+#define LS_KRYLOV_CSR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linsolve.h"
+
+/* z = M^-1 r for one of the preconditioners. */
+typedef struct ls_csr_precond {
+    ls_precond kind;
+    int64_t n;
+    double *inv_diag;  /* Jacobi: 1 / a_ii */
+    const ls_csr *A;   /* ILU(0): the pattern the factors share */
+    double *lu;        /* ILU(0): L (unit, strictly lower) and U values, nnz */
+    int64_t *diag;     /* ILU(0): position of a_ii in each row */
+} ls_csr_precond;
+
+int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, char *msg,
+                         size_t msglen);
+void ls_csr_precond_apply(const ls_csr_precond *P, const double *r, double *z);
+void ls_csr_precond_free(ls_csr_precond *P);
+
+/* The system a method iterates on (possibly equilibrated). Convergence is
+ * judged on the weighted norm ||W (b - A x)||2 <= tol, W = rweight or I:
+ * with equilibration W undoes the row scaling, so tol is measured on the
+ * caller's system. */
+typedef struct ls_krylov_sys {
+    const ls_csr *A;
+    const double *b;
+    int64_t n;
+    const ls_csr_precond *P;
+    const double *rweight;
+    double tol;
+    int max_iter, restart;
+} ls_krylov_sys;
+
+typedef struct ls_krylov_out {
+    int iterations;
+    int breakdown;
+    double truth; /* last weighted true residual norm */
+    char msg[200];
+} ls_krylov_out;
+
+/* Each returns 0, LS_NOT_CONVERGED, LS_BREAKDOWN or LS_ENOMEM; x: in guess, out iterate. */
+int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
+int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
+
+/* Shared vector kernels (OpenMP above a size where threads pay off). */
+void ls_kr_spmv(const ls_csr *A, const double *x, double *y);
+double ls_kr_dot(int64_t n, const double *x, const double *y);
+/* ||diag(w) x||2 without overflow or underflow (w may be NULL). */
+double ls_kr_nrm2(int64_t n, const double *x, const double *w);
+/* r = b - A x; returns ||W r||2. */
+double ls_kr_residual(const ls_krylov_sys *s, const double *x, double *r);
+int ls_kr_bad(double v);
+
+#endif
