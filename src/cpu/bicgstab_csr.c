@@ -21,6 +21,19 @@ static double next_threshold(const ls_krylov_sys *s, double plain, double truth)
     return 0.9 * s->tol * (plain / truth);
 }
 
+/* The recurrence says converged: check the true residual (left in r). 1:
+ * it holds; 0: go on with the recurrence's norm and a corrected threshold. */
+static int truth_holds(const ls_krylov_sys *s, const double *x, double *r, ls_krylov_out *o,
+                       double *rnorm, double *itol)
+{
+    o->truth = ls_kr_residual(s, x, r);
+    if (o->truth <= s->tol)
+        return 1;
+    *rnorm = sqrt(ls_kr_dot(s->n, r, r));
+    *itol = next_threshold(s, *rnorm, o->truth);
+    return 0;
+}
+
 int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
 {
     int64_t n = s->n;
@@ -76,13 +89,10 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
 #pragma omp parallel for schedule(static) if (n > 50000)
             for (int64_t i = 0; i < n; i++)
                 x[i] += alpha * phat[i];
-            o->truth = ls_kr_residual(s, x, r);
-            if (o->truth <= s->tol) {
+            if (truth_holds(s, x, r, o, &rnorm, &itol)) {
                 st = 0;
                 goto done;
             }
-            rnorm = sqrt(ls_kr_dot(n, r, r));
-            itol = next_threshold(s, rnorm, o->truth);
             goto restart;
         }
         ls_csr_precond_apply(s->P, sv, shat);
@@ -105,14 +115,9 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             what = "the residual norm", bad = rnorm;
             goto breakdown;
         }
-        if (rnorm <= itol) {
-            o->truth = ls_kr_residual(s, x, r);
-            if (o->truth <= s->tol) {
-                st = 0;
-                goto done;
-            }
-            rnorm = sqrt(ls_kr_dot(n, r, r));
-            itol = next_threshold(s, rnorm, o->truth);
+        if (rnorm <= itol && truth_holds(s, x, r, o, &rnorm, &itol)) {
+            st = 0;
+            goto done;
         }
         rho0 = rho;
         omega0 = omega;

@@ -299,6 +299,19 @@ static int mm_value(ls_mm_reader *r, mm_token t, const char *line, size_t len, d
     return 0;
 }
 
+/* The line of entry k (0-based), or the file's early end as an error. */
+static int mm_entry_line(ls_mm_reader *r, long long k, char **line, size_t *len)
+{
+    int st = mm_next_nonblank(r, line, len);
+    if (st)
+        return st;
+    if (!*line)
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
+                       "%s:%lld: expected %lld entries, got end of file after %lld", r->path,
+                       r->lines.line_no + 1, r->entries, k);
+    return 0;
+}
+
 static int mm_array_entries(ls_mm_reader *r, double *A)
 {
     long long n = r->rows, i = 0, j = 0;
@@ -307,13 +320,9 @@ static int mm_array_entries(ls_mm_reader *r, double *A)
     for (long long k = 0; k < r->entries; k++) {
         char *line = NULL, got[80];
         size_t len = 0;
-        int st = mm_next_nonblank(r, &line, &len);
+        int st = mm_entry_line(r, k, &line, &len);
         if (st)
             return st;
-        if (!line)
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                           "%s:%lld: expected %lld entries, got end of file after %lld", r->path,
-                           r->lines.line_no + 1, r->entries, k);
         mm_token t[2];
         if (mm_split(line, t, 2) != 1)
             return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
@@ -342,13 +351,9 @@ int ls_mm_coord_entry(ls_mm_reader *r, long long k, long long *i, long long *j, 
     const char *expect = want == 2 ? "2 fields (row col)" : "3 fields (row col value)";
     char *line = NULL, got[80];
     size_t len = 0;
-    int st = mm_next_nonblank(r, &line, &len);
+    int st = mm_entry_line(r, k, &line, &len);
     if (st)
         return st;
-    if (!line)
-        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                       "%s:%lld: expected %lld entries, got end of file after %lld", r->path,
-                       r->lines.line_no + 1, r->entries, k);
     mm_token t[4];
     if (mm_split(line, t, 4) != want || parse_integer(t[0], i) || parse_integer(t[1], j))
         return LS_FAIL(r->err, r->errlen, LS_EFORMAT, "%s:%lld: expected %s, got \"%s\"",
