@@ -7,7 +7,8 @@
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
-#   profile_lu (PROFILE_N), refine_cuda, opencl_nvidia,
+#   profile_lu (PROFILE_N), refine_cuda, opencl_nvidia, variants (VARIANTS,
+#   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -189,6 +190,34 @@ if want peers_quick; then
     --sizes 1024,4096,8192,16384 --precision double,single --repeat 3 --rotate 2 --time-limit 8 \
     --baseline-time-limit 2 --format csv
   grep -v "^#" "$OUTD/peers_quick.csv" | tee -a "$SUM"
+fi
+# lu against cuSOLVER under several settings (scripts/lu-variants.sh):
+# VARIANT_SIZES, VARIANTS ("name=ENV;name=ENV..."), VARIANT_REPEAT.
+if want variants; then
+  IFS=';' read -r -a vs <<<"${VARIANTS:-default=}"
+  say "variants: ${VARIANTS:-default=} at ${VARIANT_SIZES:-256,1024,2048,4096}"
+  timeout --kill-after=5 "$(left)" env REPEAT="${VARIANT_REPEAT:-5}" bash "$ROOT/scripts/lu-variants.sh" \
+    "$LS" "$OUTD/variants.txt" "${VARIANT_SIZES:-256,1024,2048,4096}" "${vs[@]}" | tee -a "$SUM"
+fi
+# The issue's table: lu vs cuSOLVER at every size, one process.
+if want lu_vs_cusolver; then
+  run lu_vs_cusolver 300 "$OUTD/lu-vs-cusolver.txt" "$LS" bench --lu-vs-cusolver \
+    --sizes "${LU_VS_SIZES:-256,512,1024,2048,4096,8192,16384,32768}" --precision double,single \
+    --repeat "${LU_VS_REPEAT:-9}" --csv "$OUTD/lu-vs-cusolver.csv"
+  grep -E "^ *[0-9]+ +(double|single)" "$OUTD/lu-vs-cusolver.txt" | tee -a "$SUM"
+fi
+# The Python package on the GPU: its pytest suite (CUDA tests included) with
+# the Python that has torch and cupy, then linsolve vs torch.linalg.solve.
+if want python_gpu; then
+  PYG=${PYTHON_GPU:-/opt/torch/.venv/bin/python3}
+  say "python_gpu: $PYG lacks: $("$PYG" -c 'import importlib.util as u; print([m for m in ("numpy", "pytest", "pip", "venv", "torch", "cupy", "scipy") if not u.find_spec(m)])' 2>&1)"
+  run python_gpu_tests 200 "$OUTD/python_gpu.txt" env LS_PYTHON="$PYG" ctest --test-dir "$BUILD" \
+    -R '^python_package$' -V --timeout 190
+  grep -E "passed|failed|skipped|SKIPPED|Error" "$OUTD/python_gpu.txt" | tail -15 | tee -a "$SUM"
+  VPY="$BUILD/tests/python/python_package/venv/bin/python"
+  run python_vs_torch 150 "$OUTD/python_gpu.txt" "$VPY" "$ROOT/python/benchmarks/python_vs_torch.py" \
+    --overhead "$OUTD/python-overhead.csv" --torch "$OUTD/python-vs-torch.csv"
+  cat "$OUTD/python-vs-torch.csv" 2>/dev/null | tee -a "$SUM"
 fi
 # Where the time of one lu solve goes: every kernel's duration under ncu,
 # summed by kernel name, beside the unprofiled event times of the same solve.

@@ -21,6 +21,7 @@ static void lsc_destroy(void *bctx)
     if (!c)
         return;
     cudaSetDevice(c->device);
+    lsc_graphs_free(c);
     lsc_lookahead_free(c);
     cudaFree(c->lu_ws);
     if (c->blas)

@@ -9,6 +9,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/backend.h"
 
@@ -31,6 +32,8 @@ typedef struct ls_cuda_ctx {
     signed char lu_cluster[2]; /* cluster leaf usable, per [double, single]: 0 unknown, 1 yes, -1 no */
     signed char lu_push[2];    /* push leaf's cluster size, per [double, single]: 0 unknown, -1 none */
     struct lsc_lookahead *la;  /* the look-ahead LU's panel stream and solver (lazy) */
+    struct lsc_graphs *graphs; /* repeated getrf / getrs as CUDA graphs (lu_graph.c; lazy) */
+    unsigned ws_gen;           /* bumped whenever a workspace a graph may hold moves */
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */
@@ -138,6 +141,14 @@ int lsc_lookahead_panel_ours(ls_cuda_ctx *c, int dbl, int m);
 int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
                     int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err,
                     size_t errlen);
+/* Run fn (which queues work on c->stream) directly the first time key is
+ * seen, captured as a CUDA graph the second time, as that graph after that
+ * (lu_graph.c). key: every pointer, shape and mode the work depends on. */
+#define LSC_GRAPH_KEY 12
+typedef int (*lsc_enqueue_fn)(void *arg, char *err, size_t errlen);
+int lsc_graph_run(ls_cuda_ctx *c, const uintptr_t key[LSC_GRAPH_KEY], lsc_enqueue_fn fn,
+                  void *arg, char *err, size_t errlen);
+void lsc_graphs_free(ls_cuda_ctx *c);
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The backend's getrf slot: host arrays. */

@@ -323,6 +323,7 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, 
         cudaFree(c->lu_ws);
         c->lu_ws = NULL;
         c->lu_ws_bytes = 0;
+        c->ws_gen++;
         int st = lsc_malloc(&c->lu_ws, need, 1, err, errlen);
         if (st != 0)
             return st;
@@ -359,8 +360,49 @@ int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, cha
     return lu_workspace(c, dbl, m, ws, pairs, NULL, NULL, err, errlen);
 }
 
+typedef struct getrf_args {
+    ls_cuda_ctx *c;
+    int dbl, m, n, lda;
+    void *dA;
+    int *d_ipiv, *d_info;
+} getrf_args;
+
+static int getrf_enqueue(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                         int *d_info, char *err, size_t errlen);
+
+static int getrf_enqueue_fn(void *arg, char *err, size_t errlen)
+{
+    const getrf_args *a = (const getrf_args *)arg;
+    return getrf_enqueue(a->c, a->dbl, a->m, a->n, a->dA, a->lda, a->d_ipiv, a->d_info, err,
+                         errlen);
+}
+
 int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
                      int *d_info, char *err, size_t errlen)
+{
+    getrf_args a = {c, dbl, m, n, lda, dA, d_ipiv, d_info};
+    cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+    if (m <= 0 || n <= 0)
+        return 0;
+    if (cublasGetMathMode(c->blas, &mode) != CUBLAS_STATUS_SUCCESS)
+        return getrf_enqueue_fn(&a, err, errlen);
+    uintptr_t key[LSC_GRAPH_KEY] = {1,
+                                    (uintptr_t)dbl,
+                                    (uintptr_t)(unsigned)m,
+                                    (uintptr_t)(unsigned)n,
+                                    (uintptr_t)dA,
+                                    (uintptr_t)(unsigned)lda,
+                                    (uintptr_t)d_ipiv,
+                                    (uintptr_t)d_info,
+                                    (uintptr_t)c->stream,
+                                    (uintptr_t)mode,
+                                    0,
+                                    0};
+    return lsc_graph_run(c, key, getrf_enqueue_fn, &a, err, errlen);
+}
+
+static int getrf_enqueue(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
+                         int *d_info, char *err, size_t errlen)
 {
     int st = 0, kmin = m < n ? m : n;
     lu_run r = {c, dbl, dbl ? sizeof(double) : sizeof(float), m, (char *)dA, lda, d_ipiv, d_info,

@@ -14,6 +14,7 @@
  * and the interchanges are ours. Pivots and info stay on the device. */
 #include <cusolverDn.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_backend.h"
 #include "kernels.h"
@@ -27,6 +28,11 @@ struct lsc_lookahead {
     cudaEvent_t ready[LSC_LA_MAX_EV], factored[LSC_LA_MAX_EV], fork, join;
     void *work;                /* cuSOLVER workspace (grow-only) */
     size_t work_bytes;
+    cusolverDnParams_t params; /* the 64-bit API's algorithm choice (xgetrf panels) */
+    long long *piv64;          /* its pivots, one panel's worth */
+    void *hwork;               /* its host workspace */
+    size_t hwork_bytes;
+    int x_alg;                 /* 0: 32-bit getrf; 1 / 2: Xgetrf with CUSOLVER_ALG_0 / _1 */
     int *pinfo;                /* the panel's own info */
 };
 
@@ -53,6 +59,10 @@ void lsc_lookahead_free(ls_cuda_ctx *c)
         cudaStreamDestroy(la->panel);
     cudaFree(la->work);
     cudaFree(la->pinfo);
+    cudaFree(la->piv64);
+    free(la->hwork);
+    if (la->params)
+        cusolverDnDestroyParams(la->params);
     free(la);
     c->la = NULL;
 }
@@ -123,6 +133,13 @@ static int la_panel(const la_run *r, int j0, int w)
         LSC_CUDA(cudaMemsetAsync(la->pinfo, 0, sizeof(int), la->panel));
         LSC_TRY(lsc_getrf_panel(r->c, r->dbl, rows, w, la_at(r, j0, j0), r->lda, r->ipiv + j0,
                                 la->pinfo, la->blas, la->panel, err, errlen));
+    } else if (la->x_alg) {
+        cudaDataType dt = r->dbl ? CUDA_R_64F : CUDA_R_32F;
+        LSC_SOLVER(cusolverDnXgetrf(la->solver, la->params, rows, w, dt, la_at(r, j0, j0), r->lda,
+                                    (int64_t *)la->piv64, dt, la->work, la->work_bytes, la->hwork,
+                                    la->hwork_bytes, la->pinfo));
+        LSC_CUDA(lsk_pivots_shift64(w, j0, la->piv64, r->ipiv, la->pinfo, r->info, la->panel));
+        return 0;
     } else if (r->dbl)
         LSC_SOLVER(cusolverDnDgetrf(la->solver, rows, w, (double *)la_at(r, j0, j0), r->lda,
                                     (double *)la->work, r->ipiv + j0, la->pinfo));
@@ -188,8 +205,43 @@ int lsc_getrf_lookahead(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda
                 d_info, err, errlen};
     if (nb > kmin)
         nb = kmin;
+    /* LS_CUDA_LU_PANEL=xgetrf0|xgetrf1: cuSOLVER's 64-bit getrf and its
+     * algorithm choice for the panel (for measuring) */
+    const char *pe = getenv("LS_CUDA_LU_PANEL");
+    la->x_alg = pe && !strcmp(pe, "xgetrf0") ? 1 : pe && !strcmp(pe, "xgetrf1") ? 2 : 0;
+    if (la->x_alg) {
+        size_t dbytes = 0, hbytes = 0;
+        cudaDataType dt = dbl ? CUDA_R_64F : CUDA_R_32F;
+        if (!la->params)
+            LSC_SOLVER(cusolverDnCreateParams(&la->params));
+        LSC_SOLVER(cusolverDnSetAdvOptions(la->params, CUSOLVERDN_GETRF,
+                                           la->x_alg == 2 ? CUSOLVER_ALG_1 : CUSOLVER_ALG_0));
+        LSC_SOLVER(cusolverDnXgetrf_bufferSize(la->solver, la->params, m, nb, dt, dA, lda, dt,
+                                               &dbytes, &hbytes));
+        if (la->work_bytes < dbytes + 1) {
+            cudaFree(la->work);
+            la->work = NULL;
+            la->work_bytes = 0;
+            c->ws_gen++;
+            LSC_TRY(lsc_malloc(&la->work, dbytes + 1, 1, err, errlen));
+            la->work_bytes = dbytes + 1;
+        }
+        if (la->hwork_bytes < hbytes + 1) {
+            free(la->hwork);
+            la->hwork_bytes = 0;
+            if (!(la->hwork = malloc(hbytes + 1)))
+                return LSC_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %zu bytes", hbytes + 1);
+            la->hwork_bytes = hbytes + 1;
+        }
+        if (!la->piv64) {
+            LSC_CUDA(cudaMalloc((void **)&la->piv64, sizeof(long long) * 2048));
+            c->ws_gen++;
+        }
+    }
     /* the tallest panel needs the most workspace */
-    if (dbl)
+    if (la->x_alg)
+        lwork = 0;
+    else if (dbl)
         LSC_SOLVER(cusolverDnDgetrf_bufferSize(la->solver, m, nb, (double *)dA, lda, &lwork));
     else
         LSC_SOLVER(cusolverDnSgetrf_bufferSize(la->solver, m, nb, (float *)dA, lda, &lwork));
@@ -198,6 +250,7 @@ int lsc_getrf_lookahead(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda
         cudaFree(la->work);
         la->work = NULL;
         la->work_bytes = 0;
+        c->ws_gen++;
         LSC_TRY(lsc_malloc(&la->work, need, 1, err, errlen));
         la->work_bytes = need;
     }

@@ -27,8 +27,52 @@ done:
     return st;
 }
 
+typedef struct getrs_args {
+    ls_cuda_ctx *c;
+    int dbl;
+    char trans;
+    int n, nrhs, lda, ldb;
+    const void *dA;
+    const int *d_ipiv;
+    void *dB;
+} getrs_args;
+
+static int getrs_enqueue(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
+                         int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen);
+
+static int getrs_enqueue_fn(void *arg, char *err, size_t errlen)
+{
+    const getrs_args *a = (const getrs_args *)arg;
+    return getrs_enqueue(a->c, a->dbl, a->trans, a->n, a->nrhs, a->dA, a->lda, a->d_ipiv, a->dB,
+                         a->ldb, err, errlen);
+}
+
 int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
                      int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen)
+{
+    getrs_args a = {c, dbl, trans, n, nrhs, lda, ldb, dA, d_ipiv, dB};
+    cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+    if (n <= 0 || nrhs <= 0)
+        return 0;
+    if (cublasGetMathMode(c->blas, &mode) != CUBLAS_STATUS_SUCCESS)
+        return getrs_enqueue_fn(&a, err, errlen);
+    uintptr_t key[LSC_GRAPH_KEY] = {2,
+                                    (uintptr_t)dbl,
+                                    (uintptr_t)(unsigned char)trans,
+                                    (uintptr_t)(unsigned)n,
+                                    (uintptr_t)(unsigned)nrhs,
+                                    (uintptr_t)dA,
+                                    (uintptr_t)(unsigned)lda,
+                                    (uintptr_t)d_ipiv,
+                                    (uintptr_t)dB,
+                                    (uintptr_t)(unsigned)ldb,
+                                    (uintptr_t)c->stream,
+                                    (uintptr_t)mode};
+    return lsc_graph_run(c, key, getrs_enqueue_fn, &a, err, errlen);
+}
+
+static int getrs_enqueue(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
+                         int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen)
 {
     int st = 0, notrans = trans == 'N' || trans == 'n';
     size_t smem = c->prop.sharedMemPerBlockOptin;

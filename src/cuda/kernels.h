@@ -166,6 +166,8 @@ cudaError_t lsk_panel_sm(int dbl, int m, int ncols, int j0, int w, void *dA, int
 /* ipiv[j0 .. j0+w) += j0; info = pinfo + j0 when pinfo > 0 and info is 0. */
 cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int *d_info,
                              cudaStream_t s);
+cudaError_t lsk_pivots_shift64(int w, int j0, const long long *d_p64, int *d_ipiv,
+                               const int *d_pinfo, int *d_info, cudaStream_t s);
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm, const void *src,
                              int ldsrc, void *dst, int lddst, cudaStream_t s);

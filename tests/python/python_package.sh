@@ -30,6 +30,13 @@ rm -rf "$LS_WORK_DIR/pkg/build" "$LS_WORK_DIR/pkg/src/"*.egg-info
 # system; the build needs no network (no build isolation, no dependencies).
 "$py" -m venv --system-site-packages --without-pip "$LS_WORK_DIR/venv"
 vpy="$LS_WORK_DIR/venv/bin/python"
+# A venv made from another venv's Python sees only the base installation:
+# a .pth file brings in that venv's packages too (torch, CuPy on a GPU host).
+"$py" -c 'import site, sys; sys.prefix != sys.base_prefix and print("\n".join(site.getsitepackages()))' \
+  >"$LS_WORK_DIR/parent.pth"
+if [ -s "$LS_WORK_DIR/parent.pth" ]; then
+  cp "$LS_WORK_DIR/parent.pth" "$("$vpy" -c 'import site; print(site.getsitepackages()[0])')/"
+fi
 LINSOLVE_BUILD_DIR="$LS_BUILD_DIR" LINSOLVE_WERROR=1 \
   "$vpy" -m pip install --no-build-isolation --no-deps --no-index --no-cache-dir \
   --disable-pip-version-check -q "$LS_WORK_DIR/pkg"
