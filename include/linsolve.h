@@ -558,6 +558,198 @@ LS_API int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x,
                              const ls_iter_options *opt, ls_iter_report *rep, char *err,
                              size_t errlen);
 
+/* ------------------------------------------------------------------------
+ * Mixed precision (LAPACK's dsgesv idea): factor A in a low precision,
+ * refine X in FP64 until ||B-AX||inf / (n ||A||inf ||X||inf eps64) <= 30,
+ * and factor in FP64 instead when refinement stalls, diverges or runs out
+ * of iterations. A never gets a worse answer than ls_dgesv, only sometimes
+ * a slower one.
+ * ---------------------------------------------------------------------- */
+/** Precision of the LU factors. The CPU backend has FP32 only. */
+typedef enum ls_factor_prec {
+    LS_FACTOR_AUTO = 0, /**< the backend picks (CPU: FP32; CUDA: FP32 below n = 2048, else TF32) */
+    LS_FACTOR_FP32,     /**< single precision */
+    LS_FACTOR_TF32,     /**< FP32 panel, trailing GEMMs on TF32 tensor cores */
+    LS_FACTOR_TF32X3,   /**< trailing GEMMs as 3 TF32 products (FP32-accurate) */
+    LS_FACTOR_BF16,     /**< equilibrated A, trailing GEMMs with BF16 inputs */
+    LS_FACTOR_FP16,     /**< equilibrated A, trailing GEMMs with FP16 inputs */
+    LS_FACTOR_COUNT_
+} ls_factor_prec;
+
+/** Refinement of the low-precision solution, in FP64. */
+typedef enum ls_refine_kind {
+    LS_REFINE_AUTO = 0, /**< classic IR, switching to GMRES-IR when IR converges slowly */
+    LS_REFINE_IR,       /**< classic iterative refinement: X += (LU)^-1 (B - A X) */
+    LS_REFINE_GMRES,    /**< GMRES-IR: each correction by GMRES preconditioned with the LU */
+    LS_REFINE_COUNT_
+} ls_refine_kind;
+
+/** "auto", "fp32", "tf32", "tf32x3", "bf16", "fp16"; NULL when out of range. */
+LS_API const char *ls_factor_name(ls_factor_prec f);
+LS_API int ls_factor_parse(const char *name, ls_factor_prec *out);
+/** "auto", "ir", "gmres". */
+LS_API const char *ls_refine_name(ls_refine_kind r);
+LS_API int ls_refine_parse(const char *name, ls_refine_kind *out);
+
+typedef struct ls_mixed_opts {
+    ls_factor_prec factor; /**< default LS_FACTOR_AUTO */
+    ls_refine_kind refine; /**< default LS_REFINE_AUTO */
+    int max_iter;          /**< refinement steps at most (default 30, LAPACK's ITERMAX) */
+    int restart;           /**< GMRES-IR: inner steps per correction (default 30) */
+    int fallback;          /**< 1 (default): factor in FP64 when refinement fails;
+                                0: return LS_NOT_CONVERGED instead (for studies) */
+} ls_mixed_opts;
+
+/** Defaults: auto factor, auto refinement, 30 steps, restart 30, fallback on. */
+LS_API void ls_mixed_opts_init(ls_mixed_opts *opts);
+
+#define LS_MIXED_HISTORY_MAX 64
+
+typedef struct ls_mixed_result {
+    ls_factor_prec factor;  /**< the low precision that was tried (never AUTO) */
+    ls_refine_kind refine;  /**< the refinement that ran last (IR or GMRES; AUTO: none ran) */
+    int iterations;         /**< refinement steps (corrections) taken in low precision */
+    int inner_iterations;   /**< GMRES steps summed over all corrections */
+    int history_len;        /**< entries in history (at most LS_MIXED_HISTORY_MAX) */
+    double history[LS_MIXED_HISTORY_MAX]; /**< FP64 scaled residual of each iterate,
+                                               [0] = the plain low-precision solve */
+    int converged;          /**< 1 when low-precision refinement met the test */
+    int fell_back;          /**< 1 when X came from the FP64 factorization */
+    double residual;        /**< scaled residual of the X returned (NaN: not computed) */
+    char message[256];      /**< what happened, in plain words */
+} ls_mixed_result;
+
+/**
+ * Solve A X = B (FP64) with low-precision LU and FP64 refinement, with
+ * LAPACK dsgesv's contract for A, B and ipiv.
+ * @param[in]     ctx  context (NULL: the CPU); on CUDA the arrays are copied
+ *                     to the device and the work runs there
+ * @param[in]     n,nrhs orders (>= 0)
+ * @param[in,out] A    n x n, lda >= max(1,n): unchanged, or the FP64 factors
+ *                     when res->fell_back is 1
+ * @param[out]    ipiv n pivots of the factors used (low precision or FP64)
+ * @param[in]     B    n x nrhs, ldb >= max(1,n); not modified
+ * @param[out]    X    n x nrhs, ldx >= max(1,n); never NaN or Inf: zeros on
+ *                     any non-zero return
+ * @param[in]     opts options (NULL: defaults)
+ * @param[out]    res  what happened (may be NULL)
+ * @return 0 (residual <= 30); -i for argument i (ctx not counted);
+ *         i > 0 when U(i,i) of the FP64 factors is exactly zero;
+ *         LS_ENONFINITE for NaN/Inf in A or B; LS_EUNSUPPORTED for a factor
+ *         precision the backend lacks (the message names it);
+ *         LS_NOT_CONVERGED (fallback off); LS_INACCURATE when even the FP64
+ *         answer fails the check; LS_ENOMEM / LS_EDEVMEM / LS_EDEVICE ...
+ */
+LS_API int ls_dsgesv(ls_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                     const double *B, int ldb, double *X, int ldx, const ls_mixed_opts *opts,
+                     ls_mixed_result *res);
+/**
+ * As ls_dsgesv on device arrays (dA, dB, dX: device memory of the context's
+ * GPU; ipiv host or device memory), queued on the context's stream. The
+ * call returns when X is final: the refinement reads one residual norm
+ * back per step. CUDA only (LS_EUNAVAIL / LS_EUNSUPPORTED elsewhere).
+ */
+LS_API int ls_dsgesv_gpu(ls_context *ctx, int n, int nrhs, double *dA, int ldda, int *ipiv,
+                         const double *dB, int lddb, double *dX, int lddx,
+                         const ls_mixed_opts *opts, ls_mixed_result *res);
+
+/* ------------------------------------------------------------------------
+ * Batched solves: `batch` independent systems of one order n at once.
+ *
+ * Strided layout (cuBLAS's strided-batched): system b's matrix starts at
+ * A + b*strideA, its right-hand sides at B + b*strideB, its n pivots at
+ * ipiv + b*n (1-based) and its outcome in info[b]: 0, or the first zero
+ * pivot's column as LAPACK's getrf says it. A singular system is reported
+ * in its own info, its A holds the factors, its B is left unchanged; every
+ * other system is still solved. The return value is 0 when every system
+ * was processed (whatever their info), -i for an illegal argument i (info
+ * is then not written), or LS_E* for a library or device failure.
+ * batch = 0 is a successful no-op. ctx NULL or a CPU context runs on the
+ * CPU (threads over the systems); a CUDA context runs on the GPU (host
+ * arrays are copied over and back); OpenCL answers LS_EUNSUPPORTED.
+ *
+ * The layout flag tells how each matrix is stored:
+ *  - LS_COL_MAJOR: element (i, j) of A at A[i + j*lda], of B at B[i + j*ldb]
+ *    (ldb >= max(1, n)), as LAPACK;
+ *  - LS_ROW_MAJOR: element (i, j) of A at A[i*lda + j], of B at B[i*ldb + j]
+ *    (ldb >= max(1, nrhs)): a C-order NumPy stack of shape (batch, n, n)
+ *    with lda = n, strideA = n*n, and B of shape (batch, n) or (batch, n,
+ *    nrhs), read and written in place without a copy. Only the addressing
+ *    changes: the factorization is still P A = L U of A itself, with L and
+ *    U written row-major where A was, and the same pivots and info as
+ *    LAPACK's getrf on the column-major copy of A (equivalently: the bytes
+ *    read column-major are A^T, and solving with them is LAPACK's getrs
+ *    with trans = 'T' on A^T's factors; this API does that bookkeeping).
+ *    Pass the same layout to getrf and getrs.
+ * Matrices must not overlap: strideA >= lda*n and strideB >= ldb times the
+ * other dimension when batch > 1.
+ *
+ * Argument numbering for -i: gesv (layout 1, n 2, nrhs 3, A 4, lda 5,
+ * strideA 6, ipiv 7, B 8, ldb 9, strideB 10, info 11, batch 12); getrf
+ * (layout 1, n 2, A 3, lda 4, strideA 5, ipiv 6, info 7, batch 8); getrs
+ * (layout 1, trans 2, n 3, nrhs 4, A 5, lda 6, strideA 7, ipiv 8, B 9,
+ * ldb 10, strideB 11, info 12, batch 13).
+ * ---------------------------------------------------------------------- */
+typedef enum ls_layout { LS_COL_MAJOR = 0, LS_ROW_MAJOR = 1 } ls_layout;
+
+/**
+ * Solve A_b X_b = B_b for b = 0 .. batch-1 (getrf then getrs, fused where
+ * the backend can).
+ * @param[in]     layout  LS_COL_MAJOR or LS_ROW_MAJOR (see above)
+ * @param[in]     n,nrhs  order and right-hand sides (>= 0), the same for all
+ * @param[in,out] A       batch matrices strideA elements apart: the factors
+ * @param[out]    ipiv    n pivots per system, or NULL: not stored (gesv only)
+ * @param[in,out] B       batch blocks strideB elements apart: X on exit
+ * @param[out]    info    batch entries
+ * @return 0; -i; LS_EUNSUPPORTED / LS_EDEVMEM / LS_EDEVICE / LS_ENOMEM
+ */
+LS_API int ls_dgesv_batched(ls_layout layout, int n, int nrhs, double *A, int lda,
+                            long long strideA, int *ipiv, double *B, int ldb, long long strideB,
+                            int *info, int batch, ls_context *ctx);
+LS_API int ls_sgesv_batched(ls_layout layout, int n, int nrhs, float *A, int lda,
+                            long long strideA, int *ipiv, float *B, int ldb, long long strideB,
+                            int *info, int batch, ls_context *ctx);
+/** LU with partial pivoting, P A_b = L_b U_b, of every matrix of the
+ *  stack; ipiv is required. */
+LS_API int ls_dgetrf_batched(ls_layout layout, int n, double *A, int lda, long long strideA,
+                             int *ipiv, int *info, int batch, ls_context *ctx);
+LS_API int ls_sgetrf_batched(ls_layout layout, int n, float *A, int lda, long long strideA,
+                             int *ipiv, int *info, int batch, ls_context *ctx);
+/** op(A_b) X_b = B_b with the factors and pivots of ls_?getrf_batched made
+ *  with the same layout; trans 'N', 'T' or 'C'. info[b] is set to 0. */
+LS_API int ls_dgetrs_batched(ls_layout layout, char trans, int n, int nrhs, const double *A,
+                             int lda, long long strideA, const int *ipiv, double *B, int ldb,
+                             long long strideB, int *info, int batch, ls_context *ctx);
+LS_API int ls_sgetrs_batched(ls_layout layout, char trans, int n, int nrhs, const float *A,
+                             int lda, long long strideA, const int *ipiv, float *B, int ldb,
+                             long long strideB, int *info, int batch, ls_context *ctx);
+/**
+ * The same on device memory of a CUDA context, queued on the context's
+ * stream (ls_context_set_stream) without waiting for it: A, B, ipiv and
+ * info must all be device memory of the context's GPU; info is written when
+ * the stream gets there. Numbering and return values as above; without a
+ * CUDA context, LS_EUNAVAIL / LS_EUNSUPPORTED as the other _gpu routines.
+ */
+LS_API int ls_dgesv_batched_gpu(ls_layout layout, int n, int nrhs, double *dA, int ldda,
+                                long long strideA, int *dipiv, double *dB, int lddb,
+                                long long strideB, int *dinfo, int batch, ls_context *ctx);
+LS_API int ls_sgesv_batched_gpu(ls_layout layout, int n, int nrhs, float *dA, int ldda,
+                                long long strideA, int *dipiv, float *dB, int lddb,
+                                long long strideB, int *dinfo, int batch, ls_context *ctx);
+LS_API int ls_dgetrf_batched_gpu(ls_layout layout, int n, double *dA, int ldda,
+                                 long long strideA, int *dipiv, int *dinfo, int batch,
+                                 ls_context *ctx);
+LS_API int ls_sgetrf_batched_gpu(ls_layout layout, int n, float *dA, int ldda, long long strideA,
+                                 int *dipiv, int *dinfo, int batch, ls_context *ctx);
+LS_API int ls_dgetrs_batched_gpu(ls_layout layout, char trans, int n, int nrhs, const double *dA,
+                                 int ldda, long long strideA, const int *dipiv, double *dB,
+                                 int lddb, long long strideB, int *dinfo, int batch,
+                                 ls_context *ctx);
+LS_API int ls_sgetrs_batched_gpu(ls_layout layout, char trans, int n, int nrhs, const float *dA,
+                                 int ldda, long long strideA, const int *dipiv, float *dB,
+                                 int lddb, long long strideB, int *dinfo, int batch,
+                                 ls_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,8 +17,12 @@
 extern "C" {
 #endif
 
-#define LS_PLUGIN_ABI 3 /* 2: the getrs and device-resident slots; 3: gesv */
+#define LS_PLUGIN_ABI 4 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open */
 #define LS_ERRLEN 512
+
+struct ls_mixed_problem; /* core/mixed.h */
+struct ls_mixed_ops;
+struct ls_batched_job; /* core/batched.h */
 
 /* One dense solve handed to a backend. A and B are host arrays in the
  * working precision (float or double per prec), column-major. The backend
@@ -111,6 +115,18 @@ typedef struct ls_backend_iface {
      * negative status. NULL -> getrf then getrs. */
     int (*gesv)(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
                 int ldb, char *err, size_t errlen);
+
+    /* optional: the mixed-precision solver's operations on device arrays
+     * (ls_dsgesv_gpu, and ls_dsgesv through a copy; core/mixed.h). NULL ->
+     * ls_dsgesv runs on the CPU's host operations, ls_dsgesv_gpu is
+     * LS_EUNSUPPORTED. */
+    int (*mixed_open)(void *bctx, struct ls_mixed_problem *pb, const struct ls_mixed_ops **ops,
+                      void **ws, char *err, size_t errlen);
+
+    /* optional: batched getrf / getrs / gesv (core/batched.h), on host or,
+     * with job->device, device arrays. NULL -> host arrays run on the CPU
+     * fallback, device arrays are LS_EUNSUPPORTED. */
+    int (*batched)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 } ls_backend_iface;
 
 /* Every plugin exports this symbol (name from LS_PLUGIN_ENTRY):
