@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "progress_ticker.h"
+#include "solve_mixed.h"
 #include "solve_report.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
@@ -23,6 +24,8 @@ typedef struct solve_args {
     ls_backend_kind backend;
     int device;
     int json, quiet;
+    int mixed, mixed_opt_seen; /* --precision mixed; --factor / --refine given */
+    ls_mixed_opts mixed_opts;
 } solve_args;
 
 static void solve_help(FILE *out)
@@ -59,7 +62,13 @@ static void solve_help(FILE *out)
             "                       float32 .npy is solved in single, anything else\n"
             "                       (float64 or integer .npy, Matrix Market) in double.\n"
             "                       X is written in the working precision: .npy '<f4' or\n"
-            "                       '<f8', Matrix Market with 9 or 17 digits\n"
+            "                       '<f8', Matrix Market with 9 or 17 digits.\n"
+            "                       mixed: A, B and X in double, LU in a low precision\n"
+            "                       refined in FP64, FP64 LU when that fails (ls_dsgesv)\n"
+            "  --factor F           with mixed: auto (default) | fp32 | tf32 | tf32x3 |\n"
+            "                       bf16 | fp16 (the cpu has fp32 only)\n"
+            "  --refine K           with mixed: auto (default: IR, GMRES-IR when IR is\n"
+            "                       slow) | ir | gmres\n"
             "  --pivot P            partial (default) | none (study mode, no row swaps)\n"
             "  --no-refine          keep a direct method's own answer: by default one\n"
             "                       whose residual exceeds 30 gets up to 4 steps of\n"
@@ -88,6 +97,7 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
     int positional_only = 0;
     memset(a, 0, sizeof *a);
     ls_options_init(&a->opt);
+    ls_mixed_opts_init(&a->mixed_opts);
     a->precision_auto = 1;
     a->backend = LS_BACKEND_AUTO;
     a->device = -1; /* the backend's default device */
@@ -145,8 +155,11 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
             a->precision_auto = !strcmp(val, "auto");
-            if (!a->precision_auto && ls_precision_parse(val, &a->opt.precision) != 0) {
-                ls_cli_usage_error(cmd, "unknown precision '%s' (auto, double, single)", val);
+            a->mixed = !strcmp(val, "mixed");
+            if (!a->precision_auto && !a->mixed &&
+                ls_precision_parse(val, &a->opt.precision) != 0) {
+                ls_cli_usage_error(cmd, "unknown precision '%s' (auto, double, single, mixed)",
+                                   val);
                 return -1;
             }
         } else if (!strcmp(arg, "--pivot")) {
@@ -176,10 +189,18 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
                 ls_cli_parse_int(cmd, "--max-iter", val, 1, INT_MAX, &iv) != 0)
                 return -1;
             a->opt.max_iter = (int)iv;
+        } else if (!strcmp(arg, "--factor") || !strcmp(arg, "--refine")) {
+            if (solve_mixed_option(cmd, argc, argv, &i, &a->mixed_opts) < 0)
+                return -1;
+            a->mixed_opt_seen = 1;
         } else {
             ls_cli_usage_error(cmd, "unknown option '%s'", arg);
             return -1;
         }
+    }
+    if (a->mixed_opt_seen && !a->mixed) {
+        ls_cli_usage_error(cmd, "--factor and --refine need --precision mixed");
+        return -1;
     }
     if (!a->a_path) {
         ls_cli_usage_error(cmd, "missing the matrix file A");
@@ -384,7 +405,8 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
         opt.progress = ls_cli_ticker_update;
         opt.progress_arg = &ticker;
     }
-    int st = ls_solve(ctx, &opt, n, nrhs, A->data, A->ld, X, n, &res->rep);
+    int st = a->mixed ? solve_mixed_run(ctx, &a->mixed_opts, A, B, X, res)
+                      : ls_solve(ctx, &opt, n, nrhs, A->data, A->ld, X, n, &res->rep);
     ls_cli_ticker_stop(&ticker);
     res->have_rep = 1;
     solve_result_judge(res, st, ctx, A, B, X);

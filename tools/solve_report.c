@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "solve_mixed.h"
 #include "solve_report.h"
 
 /* LAPACK's acceptance threshold on the scaled residual. */
@@ -164,6 +165,7 @@ void solve_result_print_json(FILE *out, const solve_result *r)
     char plain[sizeof r->message];
     ls_cli_json_string(out, ls_cli_message(r->message[0] ? r->message : rep->message, plain,
                                            sizeof plain));
+    solve_mixed_print_json(out, r);
     fputs("}\n", out);
 }
 
@@ -200,6 +202,7 @@ void solve_result_print_human(FILE *out, const solve_result *r)
         fprintf(out, "  fwd error  %.3e  ||x-1||inf/||1||inf\n", r->forward_error);
     if (iterative)
         fprintf(out, "  iterations %d\n", rep->iterations);
+    solve_mixed_print_human(out, r);
     char plain[sizeof r->message];
     if (r->message[0] || rep->message[0])
         fprintf(out, "  message    %s\n",

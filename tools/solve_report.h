@@ -26,6 +26,8 @@ typedef struct solve_result {
     double t_read;
     double residual;       /* NaN when not computed */
     double forward_error;  /* NaN when unknown */
+    int mixed;             /* --precision mixed: mres says what happened */
+    ls_mixed_result mres;
 } solve_result;
 
 void solve_result_init(solve_result *r);

@@ -2,6 +2,7 @@
  * table the core dlopens, method dispatch and device information. */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "mixed_cuda.h"
 #include "perf/perf.h"
 
 #include <stdio.h>
@@ -174,6 +175,7 @@ static const ls_backend_iface lsc_iface = {
     .getrs_gpu = lsc_getrs_gpu,
     .gesv_gpu = lsc_gesv_gpu,
     .gesv = lsc_gesv_host,
+    .mixed_open = lsc_mixed_open, /* ls_dsgesv(_gpu) (mixed_cuda.c) */
 };
 
 LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,

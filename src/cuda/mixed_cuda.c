@@ -1,0 +1,387 @@
+/* The mixed-precision solver's operations on the device (core/mixed.h):
+ * an FP32 copy of A factored by our LU (lsc_getrf_device) with its
+ * trailing GEMMs in FP32 or on TF32 tensor cores, FP64 residuals with
+ * cuBLAS, GMRES vectors on the device. Everything is queued on the
+ * context's stream; what comes back to the host is scalars (norms, info,
+ * GMRES coefficients), never a vector. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mixed.h"
+#include "cuda_backend.h"
+#include "k_mixed.h"
+#include "mixed_cuda.h"
+
+/* Below this order the tensor cores save too little to pay for the extra
+ * refinement steps TF32's 2^-11 costs: auto factors in FP32. */
+#define MXC_TF32_MIN_N 2048
+/* The low solve in FP64 arithmetic on the low factors (GMRES-IR): GMRES
+ * needs M^-1 A applied accurately, which FP32 triangular solves are not
+ * once cond(A) u32 nears 1. */
+#define MXC_LOW_IN_FP64 2
+
+typedef struct cuda_mx {
+    ls_cuda_ctx *c;
+    ls_mixed_problem pb;
+    float *As;      /* low-precision factors (FP32 storage), n x n */
+    double *Ad;     /* the same in FP64, for GMRES-IR (made on first use) */
+    double *A0;     /* the original A once A holds the FP64 factors */
+    double *R, *V;  /* n x nrhs; n x (restart + 1) */
+    float *T;       /* n x nrhs */
+    int *ipiv_s, *ipiv_d, *info; /* low pivots, FP64 pivots, info */
+    double *scal;   /* column scales (nrhs), GMRES h (restart + 1) and y (restart) */
+    unsigned long long *bits; /* two norms */
+    int *flag;
+} cuda_mx;
+
+static const double *orig_A(const cuda_mx *m, int *lda)
+{
+    *lda = m->A0 ? m->pb.n : m->pb.lda;
+    return m->A0 ? m->A0 : m->pb.A;
+}
+
+/* Two inf-norms read back with one copy (the one wait of a step). */
+static int norms2(cuda_mx *m, const double *P, int ldp, int pc, const double *Q, int ldq, int qc,
+                  double *p, double *q, char *err, size_t errlen)
+{
+    int st = 0, n = m->pb.n;
+    unsigned long long h[2] = {0, 0};
+    cudaStream_t s = m->c->stream;
+    LSC_CUDA(cudaMemsetAsync(m->bits, 0, 2 * sizeof *m->bits, s));
+    LSC_CUDA(lsk_mx_norm_inf(n, pc, P, ldp, m->bits, s));
+    LSC_CUDA(lsk_mx_norm_inf(n, qc, Q, ldq, m->bits + 1, s));
+    LSC_CUDA(cudaMemcpyAsync(h, m->bits, sizeof h, cudaMemcpyDeviceToHost, s));
+    LSC_CUDA(cudaStreamSynchronize(s));
+    memcpy(p, &h[0], sizeof *p);
+    memcpy(q, &h[1], sizeof *q);
+done:
+    return st;
+}
+
+static int mxc_norms(void *ws, double *anorm, double *bnorm, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    return norms2(m, m->pb.A, m->pb.lda, m->pb.n, m->pb.B, m->pb.ldb, m->pb.nrhs, anorm, bnorm,
+                  err, errlen);
+}
+
+/* Our LU in FP32 with the trailing GEMMs in the factor precision's math
+ * mode, restored afterwards (the handle is the context's). */
+static int factor_low(cuda_mx *m, char *err, size_t errlen)
+{
+    int st = 0, n = m->pb.n;
+    cublasMath_t before = CUBLAS_DEFAULT_MATH;
+    LSC_BLAS(cublasGetMathMode(m->c->blas, &before));
+    if (m->pb.factor == LS_FACTOR_TF32)
+        LSC_BLAS(cublasSetMathMode(m->c->blas, CUBLAS_TF32_TENSOR_OP_MATH));
+    st = lsc_getrf_device(m->c, 0, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
+    cublasSetMathMode(m->c->blas, before);
+done:
+    return st;
+}
+
+static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n, flag = 0;
+    cudaStream_t s = m->c->stream;
+    *info = 0;
+    *kept = 1;
+    LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
+    if (level == LS_MX_LOW) {
+        LSC_CUDA(cudaMemsetAsync(m->flag, 0, sizeof(int), s));
+        LSC_CUDA(lsk_mx_d2s(n, n, m->pb.A, m->pb.lda, m->As, n, m->flag, s));
+        LSC_CUDA(cudaMemcpyAsync(&flag, m->flag, sizeof flag, cudaMemcpyDeviceToHost, s));
+        LSC_CUDA(cudaStreamSynchronize(s));
+        if (flag) {
+            *info = LS_MX_INFO_RANGE;
+            return 0;
+        }
+        LSC_TRY(factor_low(m, err, errlen));
+    } else {
+        /* the low factors are done with: their memory goes to the copy of A */
+        cudaFree(m->As);
+        cudaFree(m->Ad);
+        m->As = NULL;
+        m->Ad = NULL;
+        char why[LS_ERRLEN];
+        if (lsc_malloc((void **)&m->A0, (size_t)n * (size_t)n, sizeof(double), why, sizeof why)) {
+            m->A0 = NULL;
+            *kept = 0;
+        } else {
+            LSC_CUDA(cudaMemcpy2DAsync(m->A0, (size_t)n * sizeof(double), m->pb.A,
+                                       (size_t)m->pb.lda * sizeof(double),
+                                       (size_t)n * sizeof(double), (size_t)n,
+                                       cudaMemcpyDeviceToDevice, s));
+        }
+        LSC_TRY(lsc_getrf_device(m->c, 1, n, n, m->pb.A, m->pb.lda, m->ipiv_d, m->info, err,
+                                 errlen));
+    }
+    LSC_CUDA(cudaMemcpyAsync(info, m->info, sizeof(int), cudaMemcpyDeviceToHost, s));
+    LSC_CUDA(cudaStreamSynchronize(s));
+done:
+    return st;
+}
+
+/* R = B. */
+static int mxc_start_r(cuda_mx *m, char *err, size_t errlen)
+{
+    int st = 0;
+    size_t es = sizeof(double), rows = (size_t)m->pb.n * es;
+    LSC_CUDA(cudaMemcpy2DAsync(m->R, rows, m->pb.B, (size_t)m->pb.ldb * es, rows,
+                               (size_t)m->pb.nrhs, cudaMemcpyDeviceToDevice, m->c->stream));
+done:
+    return st;
+}
+
+static int mxc_start(void *ws, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0;
+    size_t es = sizeof(double), rows = (size_t)m->pb.n * es;
+    LSC_CUDA(cudaMemset2DAsync(m->pb.X, (size_t)m->pb.ldx * es, 0, rows, (size_t)m->pb.nrhs,
+                               m->c->stream));
+    st = mxc_start_r(m, err, errlen);
+done:
+    return st;
+}
+
+static int mxc_residual(void *ws, double *rnorm, double *xnorm, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n, c = m->pb.nrhs, lda = 0;
+    const double *A = orig_A(m, &lda);
+    const double minus = -1, one = 1;
+    LSC_TRY(mxc_start_r(m, err, errlen));
+    if (c == 1)
+        LSC_BLAS(cublasDgemv(m->c->blas, CUBLAS_OP_N, n, n, &minus, A, lda, m->pb.X, 1, &one,
+                             m->R, 1));
+    else
+        LSC_BLAS(cublasDgemm(m->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, c, n, &minus, A, lda,
+                             m->pb.X, m->pb.ldx, &one, m->R, n));
+    st = norms2(m, m->R, n, c, m->pb.X, m->pb.ldx, c, rnorm, xnorm, err, errlen);
+done:
+    return st;
+}
+
+/* y = M^-1 x (c columns, FP64, x may be y) with the level's factors. The
+ * FP32 solve sees each column divided by its largest magnitude. */
+static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char *err,
+                       size_t errlen)
+{
+    int st = 0, n = m->pb.n;
+    cudaStream_t s = m->c->stream;
+    if (level == LS_MX_FP64 || level == MXC_LOW_IN_FP64) {
+        int fp64 = level == LS_MX_FP64;
+        if (y != x)
+            LSC_CUDA(cudaMemcpyAsync(y, x, (size_t)n * (size_t)c * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, s));
+        st = lsc_getrs_device(m->c, 1, 'N', n, c, fp64 ? m->pb.A : m->Ad, fp64 ? m->pb.lda : n,
+                              fp64 ? m->ipiv_d : m->ipiv_s, y, n, err, errlen);
+        return st;
+    }
+    LSC_CUDA(lsk_mx_colmax(n, c, x, n, m->scal, s));
+    LSC_CUDA(lsk_mx_d2s_scaled(n, c, x, n, m->scal, m->T, n, s));
+    LSC_TRY(lsc_getrs_device(m->c, 0, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
+    /* x is in T by now, so y may be x */
+    LSC_CUDA(cudaMemsetAsync(y, 0, (size_t)n * (size_t)c * sizeof(double), s));
+    LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, y, n, s));
+done:
+    return st;
+}
+
+static int mxc_ir_step(void *ws, int level, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n, c = m->pb.nrhs;
+    if (level == LS_MX_LOW) { /* X += scale * (LU)^-1 (R / scale), straight into X */
+        cudaStream_t s = m->c->stream;
+        LSC_CUDA(lsk_mx_colmax(n, c, m->R, n, m->scal, s));
+        LSC_CUDA(lsk_mx_d2s_scaled(n, c, m->R, n, m->scal, m->T, n, s));
+        LSC_TRY(lsc_getrs_device(m->c, 0, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
+        LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, m->pb.X, m->pb.ldx, s));
+        return 0;
+    }
+    LSC_TRY(solve_level(m, level, c, m->R, m->R, err, errlen));
+    LSC_CUDA(lsk_mx_add(n, c, m->R, n, m->pb.X, m->pb.ldx, m->c->stream));
+done:
+    return st;
+}
+
+static int mxc_gm_start(void *ws, int j, double *beta, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n;
+    if (!m->Ad) {
+        LSC_TRY(lsc_malloc((void **)&m->Ad, (size_t)n * (size_t)n, sizeof(double), err, errlen));
+        LSC_CUDA(lsk_mx_s2d(n, n, m->As, n, m->Ad, n, m->c->stream));
+    }
+    LSC_TRY(solve_level(m, MXC_LOW_IN_FP64, 1, m->R + (size_t)j * n, m->V, err, errlen));
+    LSC_BLAS(cublasDnrm2(m->c->blas, n, m->V, 1, beta)); /* host pointer mode: waits */
+    if (*beta > 0 && isfinite(*beta)) {
+        double inv = 1.0 / *beta;
+        LSC_BLAS(cublasDscal(m->c->blas, n, &inv, m->V, 1));
+    }
+done:
+    return st;
+}
+
+static int mxc_gm_step(void *ws, int k, double *h, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n, lda = 0;
+    const double *A = orig_A(m, &lda);
+    const double one = 1, zero = 0, minus = -1;
+    double *vk = m->V + (size_t)k * n, *dh = m->scal + m->pb.nrhs, h2[65];
+    cudaStream_t s = m->c->stream;
+    LSC_BLAS(cublasDgemv(m->c->blas, CUBLAS_OP_N, n, n, &one, A, lda, m->V + (size_t)(k - 1) * n,
+                         1, &zero, vk, 1));
+    LSC_TRY(solve_level(m, MXC_LOW_IN_FP64, 1, vk, vk, err, errlen));
+    /* classical Gram-Schmidt twice, each pass two matrix-vector products */
+    for (int pass = 0; pass < 2; pass++) {
+        LSC_BLAS(cublasDgemv(m->c->blas, CUBLAS_OP_T, n, k, &one, m->V, n, vk, 1, &zero, dh, 1));
+        LSC_BLAS(cublasDgemv(m->c->blas, CUBLAS_OP_N, n, k, &minus, m->V, n, dh, 1, &one, vk, 1));
+        LSC_CUDA(cudaMemcpyAsync(pass ? h2 : h, dh, (size_t)k * sizeof(double),
+                                 cudaMemcpyDeviceToHost, s));
+    }
+    LSC_BLAS(cublasDnrm2(m->c->blas, n, vk, 1, &h[k])); /* waits, the copies above too */
+    LSC_CUDA(cudaStreamSynchronize(s));
+    for (int i = 0; i < k; i++)
+        h[i] += h2[i];
+    if (h[k] > 0 && isfinite(h[k])) {
+        double inv = 1.0 / h[k];
+        LSC_BLAS(cublasDscal(m->c->blas, n, &inv, vk, 1));
+    }
+done:
+    return st;
+}
+
+static int mxc_gm_update(void *ws, int j, int k, const double *y, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0, n = m->pb.n;
+    const double one = 1;
+    double *dy = m->scal + m->pb.nrhs + m->pb.restart + 1;
+    LSC_CUDA(cudaMemcpyAsync(dy, y, (size_t)k * sizeof(double), cudaMemcpyHostToDevice,
+                             m->c->stream));
+    LSC_BLAS(cublasDgemv(m->c->blas, CUBLAS_OP_N, n, k, &one, m->V, n, dy, 1, &one,
+                         m->pb.X + (size_t)j * m->pb.ldx, 1));
+    /* y is the caller's stack: the copy must be done before it returns */
+    LSC_CUDA(cudaStreamSynchronize(m->c->stream));
+done:
+    return st;
+}
+
+static int mxc_zero_x(void *ws, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0;
+    LSC_CUDA(cudaMemset2DAsync(m->pb.X, (size_t)m->pb.ldx * sizeof(double), 0,
+                               (size_t)m->pb.n * sizeof(double), (size_t)m->pb.nrhs,
+                               m->c->stream));
+    LSC_CUDA(cudaStreamSynchronize(m->c->stream));
+done:
+    return st;
+}
+
+static int mxc_pivots(void *ws, int level, char *err, size_t errlen)
+{
+    cuda_mx *m = ws;
+    int st = 0;
+    /* the caller's ipiv may be host or device memory: the runtime tells */
+    LSC_CUDA(cudaMemcpyAsync(m->pb.ipiv, level == LS_MX_LOW ? m->ipiv_s : m->ipiv_d,
+                             (size_t)m->pb.n * sizeof(int), cudaMemcpyDefault, m->c->stream));
+    LSC_CUDA(cudaStreamSynchronize(m->c->stream));
+done:
+    return st;
+}
+
+static void mxc_close(void *ws)
+{
+    cuda_mx *m = ws;
+    if (!m)
+        return;
+    cudaStreamSynchronize(m->c->stream);
+    cudaFree(m->As);
+    cudaFree(m->Ad);
+    cudaFree(m->A0);
+    cudaFree(m->R);
+    cudaFree(m->V);
+    cudaFree(m->T);
+    cudaFree(m->ipiv_s);
+    cudaFree(m->scal);
+    free(m);
+}
+
+static const ls_mixed_ops cuda_mx_ops = {mxc_norms,    mxc_factor,   mxc_start,
+                                         mxc_residual, mxc_ir_step,  mxc_gm_start,
+                                         mxc_gm_step,  mxc_gm_update, mxc_zero_x,
+                                         mxc_pivots,   mxc_close};
+
+/* auto: FP32 for small n, TF32 above; what the device cannot do, by name. */
+static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_t errlen)
+{
+    if (pb->factor == LS_FACTOR_AUTO)
+        pb->factor = pb->n >= MXC_TF32_MIN_N && c->prop.major >= 8 ? LS_FACTOR_TF32
+                                                                   : LS_FACTOR_FP32;
+    switch (pb->factor) {
+    case LS_FACTOR_FP32:
+        return 0;
+    case LS_FACTOR_TF32:
+        if (c->prop.major >= 8)
+            return 0;
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
+                        "factor precision tf32 needs TF32 tensor cores (compute capability 8.0 "
+                        "or newer); %s is %d.%d",
+                        c->name, c->prop.major, c->prop.minor);
+    default:
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
+                        "factor precision %s is not available on the cuda backend yet (it has "
+                        "fp32 and tf32): its trailing updates need split or scaled GEMMs that "
+                        "the LU's cuBLAS calls do not make",
+                        ls_factor_name(pb->factor) ? ls_factor_name(pb->factor) : "?");
+    }
+}
+
+int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
+                   char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    int st = 0, n = pb->n, nrhs = pb->nrhs, m1 = pb->restart + 1;
+    size_t nn = (size_t)n * (size_t)n, need = 0;
+    cuda_mx *m = NULL;
+    *ops = NULL;
+    *ws = NULL;
+    LSC_CUDA(cudaSetDevice(c->device));
+    LSC_TRY(resolve_factor(c, pb, err, errlen));
+    LSC_TRY(lsc_need_add(&need, nn, sizeof(float), err, errlen));
+    LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)(nrhs + m1), sizeof(double), err, errlen));
+    LSC_TRY(lsc_mem_check(need, "the mixed-precision solve", err, errlen));
+    m = calloc(1, sizeof *m);
+    if (!m)
+        return LSC_FAIL(err, errlen, LS_ENOMEM, "no host memory for the mixed solver");
+    m->c = c;
+    m->pb = *pb;
+    LSC_TRY(lsc_malloc((void **)&m->As, nn, sizeof(float), err, errlen));
+    LSC_TRY(lsc_malloc((void **)&m->R, (size_t)n * (size_t)nrhs, sizeof(double), err, errlen));
+    LSC_TRY(lsc_malloc((void **)&m->V, (size_t)n * (size_t)m1, sizeof(double), err, errlen));
+    LSC_TRY(lsc_malloc((void **)&m->T, (size_t)n * (size_t)nrhs, sizeof(float), err, errlen));
+    /* pivots (low, FP64), info and the range flag in one piece */
+    LSC_TRY(lsc_malloc((void **)&m->ipiv_s, 2 * (size_t)n + 2, sizeof(int), err, errlen));
+    m->ipiv_d = m->ipiv_s + n;
+    m->info = m->ipiv_d + n;
+    m->flag = m->info + 1;
+    /* column scales, GMRES h and y, then the two norms' bits */
+    size_t nscal = (size_t)nrhs + 2 * (size_t)m1;
+    LSC_TRY(lsc_malloc((void **)&m->scal, nscal + 2, sizeof(double), err, errlen));
+    m->bits = (unsigned long long *)(m->scal + nscal);
+    *ops = &cuda_mx_ops;
+    *ws = m;
+    return 0;
+done:
+    mxc_close(m);
+    return st;
+}
