@@ -20,7 +20,7 @@ def test_singular_in_a_stack_names_the_system():
     a = np.stack([np.eye(3)] * 4)
     a[2, :, 0] = 0.0
     with pytest.raises(linsolve.SingularMatrixError) as e:
-        linsolve.solve(a.reshape(2, 2, 3, 3), np.ones((2, 2, 3)), backend="cpu")
+        linsolve.solve(a.reshape(2, 2, 3, 3), np.ones((2, 2, 3, 1)), backend="cpu")
     assert e.value.index == (1, 0) and e.value.column == 0
     assert "(1, 0)" in str(e.value)
 

@@ -159,8 +159,9 @@ def test_broadcasting_like_numpy(rng, a_shape, b_shape):
 
 
 def test_empty_stack_and_zero_rhs():
-    assert linsolve.solve(np.zeros((0, 3, 3)), np.zeros((0, 3))).shape == \
-        np.linalg.solve(np.zeros((0, 3, 3)), np.zeros((0, 3))).shape
+    # (0, 3, 1): a stack of no systems under NumPy 1.x and 2.x rules alike
+    assert linsolve.solve(np.zeros((0, 3, 3)), np.zeros((0, 3, 1))).shape == \
+        np.linalg.solve(np.zeros((0, 3, 3)), np.zeros((0, 3, 1))).shape
     assert linsolve.solve(np.eye(3), np.zeros((3, 0))).shape == (3, 0)
     assert linsolve.solve(np.zeros((0, 0)), np.zeros(0)).shape == (0,)
 
@@ -173,7 +174,7 @@ def test_lists_and_scalars_of_python():
 
 def test_report(rng):
     a = well_conditioned(rng, 3, 16, 16)
-    b = rng.uniform(-1, 1, (3, 16))
+    b = rng.uniform(-1, 1, (3, 16, 1))
     x, rep = linsolve.solve_ex(a, b, backend="cpu")
     assert rep.ok and rep.status_name == "LS_OK" and rep.batch == 3
     assert rep.n == 16 and rep.nrhs == 1 and rep.backend == "cpu" and rep.device

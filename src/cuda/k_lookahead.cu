@@ -41,3 +41,126 @@ extern "C" cudaError_t lsk_pivots_shift64(int w, int j0, const long long *d_p64,
                                                                          d_pinfo, d_info);
     return cudaGetLastError();
 }
+
+/* ---- A panel's interchanges on the other columns, as one gather ----
+ * LAPACK's laswp applies the panel's swaps one after another, and a thread
+ * per column doing so waits for two dependent loads per swap: ~0.2 ms per
+ * 512-swap panel on the H100, twice per panel, on the look-ahead's critical
+ * path. The swaps are first turned into the permutation they amount to (one
+ * small block, rows tracked in shared memory), then every column moves its
+ * affected rows at once. */
+
+#define LSK_SWAPS_HASH 4096 /* >= 2 x the most swaps (LSK_SWAPS_MAX): short probes */
+#define LSK_SWAPS_THREADS 256
+
+/* The slot of row p (>= the window) in an open-addressing table. */
+__device__ __forceinline__ int lsk_swaps_slot(int *keys, int p)
+{
+    unsigned h = ((unsigned)p * 2654435761u) & (LSK_SWAPS_HASH - 1);
+    while (keys[h] != p && keys[h] != -1)
+        h = (h + 1) & (LSK_SWAPS_HASH - 1);
+    return (int)h;
+}
+
+/* moves[0] = count, then (dst, src) pairs: row dst receives row src. */
+__global__ void __launch_bounds__(LSK_SWAPS_THREADS)
+    lsk_swaps_to_moves_kernel(int k0, int k1, const int *ipiv, int *moves)
+{
+    __shared__ int win[LSK_SWAPS_MAX];     /* original row now at position k0 + i */
+    __shared__ int keys[LSK_SWAPS_HASH];   /* rows below the window that were touched */
+    __shared__ int vals[LSK_SWAPS_HASH];   /* the original row now there */
+    __shared__ int piv[LSK_SWAPS_MAX];
+    __shared__ int count;
+    const int nsw = k1 - k0, tid = threadIdx.x;
+    for (int i = tid; i < nsw; i += blockDim.x) {
+        win[i] = k0 + i;
+        piv[i] = ipiv[k0 + i] - 1;
+    }
+    for (int i = tid; i < LSK_SWAPS_HASH; i += blockDim.x)
+        keys[i] = -1;
+    if (tid == 0)
+        count = 0;
+    __syncthreads();
+    if (tid == 0) /* the swaps depend on each other: one thread, all in shared memory */
+        for (int i = 0; i < nsw; i++) {
+            int p = piv[i], a = win[i];
+            if (p == k0 + i)
+                continue;
+            if (p < k1) {
+                win[i] = win[p - k0];
+                win[p - k0] = a;
+            } else {
+                int h = lsk_swaps_slot(keys, p);
+                if (keys[h] == -1) {
+                    keys[h] = p;
+                    vals[h] = p;
+                }
+                win[i] = vals[h];
+                vals[h] = a;
+            }
+        }
+    __syncthreads();
+    for (int i = tid; i < nsw; i += blockDim.x)
+        if (win[i] != k0 + i) {
+            int e = atomicAdd(&count, 1);
+            moves[1 + 2 * e] = k0 + i;
+            moves[2 + 2 * e] = win[i];
+        }
+    for (int h = tid; h < LSK_SWAPS_HASH; h += blockDim.x)
+        if (keys[h] != -1 && vals[h] != keys[h]) {
+            int e = atomicAdd(&count, 1);
+            moves[1 + 2 * e] = keys[h];
+            moves[2 + 2 * e] = vals[h];
+        }
+    __syncthreads();
+    if (tid == 0)
+        moves[0] = count;
+}
+
+/* Columns [c0, c0 + n0) and [c1, c1 + n1): a warp per column reads every
+ * moved row into shared memory, then writes them where they go. */
+template <typename T>
+__global__ void lsk_moves_apply_kernel(int c0, int n0, int c1, int n1, T *A, long long lda,
+                                       int nsw, const int *moves)
+{
+    extern __shared__ __align__(16) unsigned char lsk_moves_smem[];
+    const int wib = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const long long w = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
+    if (w >= (long long)n0 + n1)
+        return;
+    const int cnt = moves[0];
+    T *buf = (T *)lsk_moves_smem + (size_t)wib * 2 * nsw; /* at most 2 nsw moves */
+    T *col = A + (w < n0 ? c0 + w : c1 + (w - n0)) * lda;
+    for (int e = lane; e < cnt; e += 32)
+        buf[e] = col[moves[2 + 2 * e]];
+    __syncwarp();
+    for (int e = lane; e < cnt; e += 32)
+        col[moves[1 + 2 * e]] = buf[e];
+}
+
+extern "C" cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves,
+                                          cudaStream_t s)
+{
+    if (k1 - k0 < 1 || k1 - k0 > LSK_SWAPS_MAX)
+        return cudaErrorInvalidValue;
+    lsk_swaps_to_moves_kernel<<<1, LSK_SWAPS_THREADS, 0, s>>>(k0, k1, d_ipiv, d_moves);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_moves_apply(int dbl, int c0, int n0, int c1, int n1, void *dA, int lda,
+                                       int nsw, const int *d_moves, cudaStream_t s)
+{
+    size_t es = dbl ? sizeof(double) : sizeof(float), per_warp = es * 2 * (size_t)nsw;
+    if (n0 < 0 || n1 < 0 || nsw < 1 || nsw > LSK_SWAPS_MAX)
+        return cudaErrorInvalidValue;
+    if (n0 + n1 == 0)
+        return cudaSuccess;
+    /* up to 8 columns a block within the default 48 KB of shared memory */
+    int warps = (int)(49152 / per_warp);
+    warps = warps < 1 ? 1 : warps > 8 ? 8 : warps;
+    size_t smem = (size_t)warps * per_warp;
+    unsigned blocks = (unsigned)(((long long)n0 + n1 + warps - 1) / warps);
+    LSK_DISPATCH(dbl, lsk_moves_apply_kernel<T><<<blocks, warps * 32, smem, s>>>(
+                          c0, n0, c1, n1, (T *)dA, (long long)lda, nsw, d_moves));
+    return cudaGetLastError();
+}

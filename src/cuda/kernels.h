@@ -168,6 +168,14 @@ cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int
                              cudaStream_t s);
 cudaError_t lsk_pivots_shift64(int w, int j0, const long long *d_p64, int *d_ipiv,
                                const int *d_pinfo, int *d_info, cudaStream_t s);
+/* The swaps ipiv[k0 .. k1) (1-based, LAPACK order) as the row moves they
+ * amount to: moves[0] = count, then (dst, src) pairs; at most 2 (k1 - k0)
+ * moves, k1 - k0 <= LSK_SWAPS_MAX. */
+#define LSK_SWAPS_MAX 1024
+cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves, cudaStream_t s);
+/* Those moves on columns [c0, c0 + n0) and [c1, c1 + n1); nsw = k1 - k0. */
+cudaError_t lsk_moves_apply(int dbl, int c0, int n0, int c1, int n1, void *dA, int lda, int nsw,
+                            const int *d_moves, cudaStream_t s);
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm, const void *src,
                              int ldsrc, void *dst, int lddst, cudaStream_t s);
