@@ -1,5 +1,6 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
  * table the core dlopens, method dispatch and device information. */
+#include "batched_cuda.h"
 #include "cuda_backend.h"
 #include "kernels.h"
 #include "mixed_cuda.h"
@@ -176,6 +177,7 @@ static const ls_backend_iface lsc_iface = {
     .gesv_gpu = lsc_gesv_gpu,
     .gesv = lsc_gesv_host,
     .mixed_open = lsc_mixed_open, /* ls_dsgesv(_gpu) (mixed_cuda.c) */
+    .batched = lsc_batched, /* ls_?*_batched(_gpu) (batched.c) */
 };
 
 LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,

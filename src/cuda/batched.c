@@ -1,0 +1,227 @@
+/* The CUDA backend's batched getrf / getrs / gesv (the `batched` slot,
+ * core/batched.h). Kernels by order n:
+ *   n <= 32           a matrix per warp segment, in registers (k_batched_warp.cu)
+ *   n <= 256, fits    a matrix per block, in shared memory (k_batched_smem.cu)
+ *   larger            cuBLAS getrfBatched, then our batched getrs
+ * gesv is one pass over A and B where the kernel can hold the right-hand
+ * sides too; otherwise getrf then getrs, the latter skipping systems whose
+ * info is nonzero so that their B is kept. Host arrays are copied to the
+ * device, solved there and copied back. */
+#include "batched_cuda.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/batched.h"
+#include "k_batched.h"
+
+/* Argument positions in linsolve.h, for the -i of a pointer that is not
+ * device memory: {A, ipiv, B, info} per op. */
+static const int ARG_POS[3][4] = {{3, 6, 0, 7}, {5, 8, 9, 12}, {4, 7, 8, 11}};
+
+static int pooled(const ls_cuda_ctx *c)
+{
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, c->device) ==
+               cudaSuccess &&
+           v;
+}
+
+/* Stream-ordered temporaries where the device has pools (no device-wide
+ * synchronisation), plain cudaMalloc elsewhere. */
+static int tmp_alloc(ls_cuda_ctx *c, void **p, size_t bytes, char *err, size_t errlen)
+{
+    int st = 0;
+    *p = NULL;
+    if (pooled(c))
+        LSC_CUDA(cudaMallocAsync(p, bytes ? bytes : 1, c->stream));
+    else
+        st = lsc_malloc(p, bytes ? bytes : 1, 1, err, errlen);
+done:
+    return st;
+}
+
+static void tmp_free(ls_cuda_ctx *c, void *p)
+{
+    if (!p)
+        return;
+    if (pooled(c))
+        cudaFreeAsync(p, c->stream);
+    else
+        cudaFree(p);
+}
+
+/* -arg unless p is device memory of this context's GPU (managed counts). */
+static int need_device(const ls_cuda_ctx *c, const void *p, int arg, const char *name,
+                       char *err, size_t errlen)
+{
+    struct cudaPointerAttributes a;
+    memset(&a, 0, sizeof a);
+    if (!p)
+        return 0;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        a.type = cudaMemoryTypeHost;
+    }
+    if (a.type == cudaMemoryTypeManaged || (a.type == cudaMemoryTypeDevice && a.device == c->device))
+        return 0;
+    return LSC_FAIL(err, errlen, -arg, "argument %d (%s) is not device memory of %s", arg, name,
+                    c->name);
+}
+
+static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B, int *info)
+{
+    lsk_bstack s;
+    s.A = A, s.a_rs = j->a_rs, s.a_cs = j->a_cs, s.sA = j->strideA;
+    s.ipiv = ipiv;
+    s.B = B, s.b_rs = j->b_rs, s.b_cs = j->b_cs, s.sB = j->strideB;
+    s.info = info;
+    s.n = j->n, s.batch = j->batch;
+    return s;
+}
+
+/* cuBLAS's getrfBatched on column-major matrices (a row-major stack is
+ * transposed in place before and after, so its factors land row-major). */
+static int getrf_cublas(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, char *err, size_t errlen)
+{
+    int st = 0, rowmajor = s->a_rs != 1;
+    int lda = (int)(rowmajor ? s->a_rs : s->a_cs);
+    void **ptrs = NULL;
+    LSC_TRY(tmp_alloc(c, (void **)&ptrs, sizeof(void *) * (size_t)s->batch, err, errlen));
+    LSC_CUDA(lsk_bpointers(dbl, s->A, s->sA, s->batch, ptrs, c->stream));
+    if (rowmajor)
+        LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
+    if (dbl)
+        LSC_BLAS(cublasDgetrfBatched(c->blas, s->n, (double *const *)ptrs, lda, s->ipiv, s->info,
+                                     s->batch));
+    else
+        LSC_BLAS(cublasSgetrfBatched(c->blas, s->n, (float *const *)ptrs, lda, s->ipiv, s->info,
+                                     s->batch));
+    if (rowmajor)
+        LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
+done:
+    tmp_free(c, ptrs);
+    return st;
+}
+
+/* The work on device arrays, queued on the context's stream. */
+static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipiv, void *B,
+                      int *info, char *err, size_t errlen)
+{
+    int st = 0, dbl = j->prec == LS_DOUBLE, n = j->n;
+    int fused = j->op == LS_BATCHED_GESV ? j->nrhs : 0;
+    int *piv_tmp = NULL;
+    size_t optin = c->prop.sharedMemPerBlockOptin;
+    if (n == 0) {
+        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
+        return 0;
+    }
+    if (j->op == LS_BATCHED_GETRS) {
+        lsk_bstack s = stack_of(j, A, ipiv, B, info);
+        if (j->nrhs > 65535)
+            return LSC_FAIL(err, errlen, LS_ELIMIT, "batched getrs: nrhs %d > 65535", j->nrhs);
+        if (j->nrhs > 0)
+            LSC_CUDA(lsk_bgetrs(dbl, j->trans, &s, j->nrhs, NULL, c->stream));
+        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
+        return 0;
+    }
+    /* which factor kernel, and whether it solves too */
+    int warp = n <= LSK_BWARP_MAXN;
+    int smem = !warp && n <= LSK_BSMEM_MAXN && lsk_bsmem_bytes(dbl, n, 0) <= optin;
+    int in_pass = (warp && fused <= LSK_BWARP_MAXRHS) ||
+                  (smem && lsk_bsmem_bytes(dbl, n, fused) <= optin);
+    int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
+    if (later && j->nrhs > 65535)
+        return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
+                        j->nrhs, n);
+    if (!ipiv && (later || (!warp && !smem))) {
+        LSC_TRY(tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
+                          errlen));
+        ipiv = piv_tmp;
+    }
+    lsk_bstack s = stack_of(j, A, ipiv, B, info);
+    int nr = in_pass ? fused : 0;
+    if (warp)
+        LSC_CUDA(lsk_bwarp_lu(dbl, &s, nr, c->stream));
+    else if (smem)
+        LSC_CUDA(lsk_bsmem_lu(dbl, &s, nr, optin, c->stream));
+    else
+        LSC_TRY(getrf_cublas(c, dbl, &s, err, errlen));
+    if (later)
+        LSC_CUDA(lsk_bgetrs(dbl, 'N', &s, j->nrhs, info, c->stream));
+done:
+    tmp_free(c, piv_tmp);
+    return st;
+}
+
+/* Elements from a strided stack's first to its last. */
+static size_t span(int batch, long long stride, int n, long long rs, int cols, long long cs)
+{
+    if (batch == 0 || n == 0 || cols == 0)
+        return 0;
+    return (size_t)((long long)(batch - 1) * stride + (long long)(n - 1) * rs +
+                    (long long)(cols - 1) * cs + 1);
+}
+
+/* Host arrays: up, solve, down. */
+static int run_host(ls_cuda_ctx *c, const ls_batched_job *j, char *err, size_t errlen)
+{
+    int st = 0;
+    size_t es = lsc_elem_size(j->prec), need = 0;
+    size_t na = span(j->batch, j->strideA, j->n, j->a_rs, j->n, j->a_cs);
+    size_t nb = j->op == LS_BATCHED_GETRF ? 0
+                                          : span(j->batch, j->strideB, j->n, j->b_rs, j->nrhs,
+                                                 j->b_cs);
+    size_t np = j->ipiv ? (size_t)j->n * j->batch : 0;
+    void *dA = NULL, *dB = NULL;
+    int *dP = NULL, *dI = NULL;
+    LSC_TRY(lsc_need_add(&need, na, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, nb, es, err, errlen));
+    LSC_TRY(lsc_need_add(&need, np + (size_t)j->batch, sizeof(int), err, errlen));
+    LSC_TRY(lsc_mem_check(need, "batched solve", err, errlen));
+    LSC_TRY(lsc_malloc(&dA, na ? na : 1, es, err, errlen));
+    LSC_TRY(lsc_malloc(&dB, nb ? nb : 1, es, err, errlen));
+    LSC_TRY(lsc_malloc((void **)&dP, np ? np : 1, sizeof(int), err, errlen));
+    LSC_TRY(lsc_malloc((void **)&dI, (size_t)j->batch, sizeof(int), err, errlen));
+    LSC_CUDA(cudaMemcpyAsync(dA, j->A, na * es, cudaMemcpyHostToDevice, c->stream));
+    if (nb)
+        LSC_CUDA(cudaMemcpyAsync(dB, j->B, nb * es, cudaMemcpyHostToDevice, c->stream));
+    if (np && j->op == LS_BATCHED_GETRS)
+        LSC_CUDA(cudaMemcpyAsync(dP, j->ipiv, np * sizeof(int), cudaMemcpyHostToDevice,
+                                 c->stream));
+    LSC_TRY(run_device(c, j, dA, np ? dP : NULL, nb ? dB : NULL, dI, err, errlen));
+    if (j->op != LS_BATCHED_GETRS) {
+        LSC_CUDA(cudaMemcpyAsync(j->A, dA, na * es, cudaMemcpyDeviceToHost, c->stream));
+        if (np)
+            LSC_CUDA(cudaMemcpyAsync(j->ipiv, dP, np * sizeof(int), cudaMemcpyDeviceToHost,
+                                     c->stream));
+    }
+    if (nb)
+        LSC_CUDA(cudaMemcpyAsync(j->B, dB, nb * es, cudaMemcpyDeviceToHost, c->stream));
+    LSC_CUDA(cudaMemcpyAsync(j->info, dI, (size_t)j->batch * sizeof(int),
+                             cudaMemcpyDeviceToHost, c->stream));
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
+done:
+    cudaFree(dA), cudaFree(dB), cudaFree(dP), cudaFree(dI);
+    return st;
+}
+
+int lsc_batched(void *bctx, const ls_batched_job *j, char *err, size_t errlen)
+{
+    ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
+    int st = 0;
+    LSC_CUDA(cudaSetDevice(c->device));
+    if (!j->device)
+        return run_host(c, j, err, errlen);
+    const int *pos = ARG_POS[j->op];
+    if (j->n > 0) {
+        LSC_TRY(need_device(c, j->A, pos[0], "dA", err, errlen));
+        LSC_TRY(need_device(c, j->ipiv, pos[1], "dipiv", err, errlen));
+        if (j->op != LS_BATCHED_GETRF && j->nrhs > 0)
+            LSC_TRY(need_device(c, j->B, pos[2], "dB", err, errlen));
+    }
+    LSC_TRY(need_device(c, j->info, pos[3], "dinfo", err, errlen));
+    st = run_device(c, j, j->A, j->ipiv, j->B, j->info, err, errlen);
+done:
+    return st;
+}

@@ -1,0 +1,66 @@
+/*
+ * C interface of the batched LU kernels (k_batched_*.cu), used by the
+ * driver batched.c. Every launcher takes `dbl` (1 double, 0 float), device
+ * pointers and a stream, and returns cudaGetLastError() after its launch.
+ *
+ * Element (i, j) of system b's matrix is A[b*sA + i*a_rs + j*a_cs], and
+ * (i, r) of its right-hand sides B[b*sB + i*b_rs + r*b_cs]: column- and
+ * row-major stacks are read and written in place. ipiv (n per system,
+ * 1-based) may be NULL: not stored. info[b] is LAPACK's getrf info.
+ */
+#ifndef LS_CUDA_K_BATCHED_H
+#define LS_CUDA_K_BATCHED_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lsk_bstack {
+    void *A;
+    long long a_rs, a_cs, sA;
+    int *ipiv;
+    void *B;
+    long long b_rs, b_cs, sB;
+    int *info;
+    int n, batch;
+} lsk_bstack;
+
+/* ---- n <= 32: a matrix per NP lanes, rows in registers (k_batched_warp.cu) ---- */
+#define LSK_BWARP_MAXN 32
+#define LSK_BWARP_MAXRHS 8 /* right-hand sides solved in the same pass */
+/* getrf of every system; with nrhs > 0 (<= LSK_BWARP_MAXRHS) also the
+ * solve, whose X is written only where info is 0. */
+cudaError_t lsk_bwarp_lu(int dbl, const lsk_bstack *st, int nrhs, cudaStream_t s);
+
+/* ---- n <= 256: a matrix per block in shared memory (k_batched_smem.cu) ---- */
+#define LSK_BSMEM_MAXN 256
+#define LSK_BSMEM_THREADS 256
+/* Dynamic shared memory one block needs for n with nrhs fused columns. */
+size_t lsk_bsmem_bytes(int dbl, int n, int nrhs);
+/* As lsk_bwarp_lu; the caller has checked lsk_bsmem_bytes against the
+ * device's opt-in limit max_smem. */
+cudaError_t lsk_bsmem_lu(int dbl, const lsk_bstack *st, int nrhs, size_t max_smem,
+                         cudaStream_t s);
+
+/* ---- helpers (k_batched_aux.cu) ---- */
+/* op(A) X = B with the factors and pivots of every system; trans 'N' or
+ * 'T'; systems whose skip_info entry is nonzero are left alone (skip_info
+ * may be NULL). One block per (system, right-hand side). */
+cudaError_t lsk_bgetrs(int dbl, char trans, const lsk_bstack *st, int nrhs,
+                       const int *skip_info, cudaStream_t s);
+/* ptrs[b] = A + b*sA (elements), for cuBLAS's pointer-array routines. */
+cudaError_t lsk_bpointers(int dbl, void *A, long long sA, int batch, void **ptrs,
+                          cudaStream_t s);
+/* Transpose the leading n x n block of every matrix in place (row- to
+ * column-major and back). */
+cudaError_t lsk_btranspose(int dbl, int n, void *A, long long ld, long long sA, int batch,
+                           cudaStream_t s);
+/* info[b] = 0 for every system. */
+cudaError_t lsk_bzero_info(int *info, int batch, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

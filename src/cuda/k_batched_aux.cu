@@ -1,0 +1,154 @@
+/* Batched helpers: getrs on factors in device memory (one block per system
+ * and right-hand side, the column in shared memory), cuBLAS's pointer
+ * arrays, an in-place transpose for row-major stacks on the cuBLAS path,
+ * and zeroing info. */
+#include <cuda_runtime.h>
+
+#include "k_batched.h"
+#include "k_common.cuh"
+
+#define GETRS_THREADS 256
+#define AUX_THREADS 256
+
+template <typename T>
+__global__ void __launch_bounds__(GETRS_THREADS)
+k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
+{
+    extern __shared__ unsigned char gs_raw[];
+    T *x = (T *)gs_raw;
+    const long long sys = blockIdx.x;
+    const int c = blockIdx.y, n = st.n, tid = threadIdx.x, nt = blockDim.x;
+    if (skip_info && skip_info[sys] != 0)
+        return; /* a singular system keeps its B (the whole block returns) */
+    const T *A = (const T *)st.A + sys * st.sA;
+    const int *ipiv = st.ipiv + sys * n;
+    T *b = (T *)st.B + sys * st.sB + (long long)c * st.b_cs;
+#define LU(i, j) A[(long long)(i) * st.a_rs + (long long)(j) * st.a_cs]
+    for (int i = tid; i < n; i += nt)
+        x[i] = b[i * st.b_rs];
+    __syncthreads();
+    if (!trans) {
+        if (tid == 0)
+            for (int k = 0; k < n; k++) {
+                int p = ipiv[k] - 1;
+                T t = x[k];
+                x[k] = x[p];
+                x[p] = t;
+            }
+        __syncthreads();
+        for (int k = 0; k < n; k++) { /* L y = P b */
+            T xk = x[k];
+            for (int i = k + 1 + tid; i < n; i += nt)
+                x[i] -= LU(i, k) * xk;
+            __syncthreads();
+        }
+        for (int k = n - 1; k >= 0; k--) { /* U x = y */
+            T xk = x[k] / LU(k, k);
+            __syncthreads();
+            if (tid == 0)
+                x[k] = xk;
+            for (int i = tid; i < k; i += nt)
+                x[i] -= LU(i, k) * xk;
+            __syncthreads();
+        }
+    } else {
+        for (int k = 0; k < n; k++) { /* U^T y = b */
+            T xk = x[k] / LU(k, k);
+            __syncthreads();
+            if (tid == 0)
+                x[k] = xk;
+            for (int j = k + 1 + tid; j < n; j += nt)
+                x[j] -= LU(k, j) * xk;
+            __syncthreads();
+        }
+        for (int k = n - 1; k >= 0; k--) { /* L^T z = y */
+            T xk = x[k];
+            for (int j = tid; j < k; j += nt)
+                x[j] -= LU(k, j) * xk;
+            __syncthreads();
+        }
+        if (tid == 0)
+            for (int k = n - 1; k >= 0; k--) {
+                int p = ipiv[k] - 1;
+                T t = x[k];
+                x[k] = x[p];
+                x[p] = t;
+            }
+        __syncthreads();
+    }
+#undef LU
+    for (int i = tid; i < n; i += nt)
+        b[i * st.b_rs] = x[i];
+}
+
+extern "C" cudaError_t lsk_bgetrs(int dbl, char trans, const lsk_bstack *st, int nrhs,
+                                  const int *skip_info, cudaStream_t s)
+{
+    if (st->n < 1 || nrhs < 1 || nrhs > 65535 || !st->ipiv)
+        return cudaErrorInvalidValue;
+    dim3 grid((unsigned)st->batch, (unsigned)nrhs);
+    size_t bytes = (size_t)st->n * (dbl ? sizeof(double) : sizeof(float));
+    int t = trans != 'N';
+    if (dbl)
+        k_bgetrs<double><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
+    else
+        k_bgetrs<float><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
+    return cudaGetLastError();
+}
+
+__global__ void k_bpointers(char *A, long long step, int batch, void **ptrs)
+{
+    long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < batch)
+        ptrs[b] = A + b * step;
+}
+
+extern "C" cudaError_t lsk_bpointers(int dbl, void *A, long long sA, int batch, void **ptrs,
+                                     cudaStream_t s)
+{
+    long long step = sA * (long long)(dbl ? sizeof(double) : sizeof(float));
+    k_bpointers<<<lsk_blocks(batch, AUX_THREADS), AUX_THREADS, 0, s>>>((char *)A, step, batch,
+                                                                        ptrs);
+    return cudaGetLastError();
+}
+
+/* Blocks stride over the systems; a block's threads over the pairs i < j. */
+template <typename T>
+__global__ void k_btranspose(int n, T *A, long long ld, long long sA, int batch)
+{
+    for (long long b = blockIdx.x; b < batch; b += gridDim.x) {
+        T *M = A + b * sA;
+        for (long long e = threadIdx.x; e < (long long)n * n; e += blockDim.x) {
+            long long i = e / n, j = e % n;
+            if (i < j) {
+                T t = M[i * ld + j];
+                M[i * ld + j] = M[j * ld + i];
+                M[j * ld + i] = t;
+            }
+        }
+    }
+}
+
+extern "C" cudaError_t lsk_btranspose(int dbl, int n, void *A, long long ld, long long sA,
+                                      int batch, cudaStream_t s)
+{
+    unsigned blocks = batch < 65535 ? (unsigned)batch : 65535u;
+    if (dbl)
+        k_btranspose<double><<<blocks, AUX_THREADS, 0, s>>>(n, (double *)A, ld, sA, batch);
+    else
+        k_btranspose<float><<<blocks, AUX_THREADS, 0, s>>>(n, (float *)A, ld, sA, batch);
+    return cudaGetLastError();
+}
+
+__global__ void k_bzero_info(int *info, int batch)
+{
+    long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < batch)
+        info[b] = 0;
+}
+
+extern "C" cudaError_t lsk_bzero_info(int *info, int batch, cudaStream_t s)
+{
+    k_bzero_info<<<lsk_blocks(batch, AUX_THREADS), AUX_THREADS, 0, s>>>(info, batch);
+    return cudaGetLastError();
+}

@@ -1,0 +1,172 @@
+/* Batched LU for 32 < n <= 256: one block a matrix, the matrix and its
+ * right-hand sides in shared memory for the whole factorization, so A and B
+ * cross device memory once each way. Right-looking, one column a step:
+ * warp 0 finds the pivot (LAPACK's idamax order and NaN rule), the block
+ * exchanges the two rows over all columns, then every row below scales its
+ * multiplier and updates its part of the trailing matrix and of B (the
+ * forward substitution rides along). The back substitution follows in
+ * shared memory. Threads own rows: thread t updates row t % RT, columns
+ * t / RT, t / RT + G, ... with RT = n rounded up to 32 and G = 256 / RT. */
+#include <cuda_runtime.h>
+
+#include "k_batched.h"
+#include "k_common.cuh"
+
+template <typename T> __device__ __forceinline__ T bs_sfmin();
+template <> __device__ __forceinline__ double bs_sfmin<double>() { return 2.2250738585072014e-308; }
+template <> __device__ __forceinline__ float bs_sfmin<float>() { return 1.17549435e-38f; }
+
+/* Warp 0: the pivot row of column k of the n x n matrix M (ld n). */
+template <typename T>
+__device__ int bs_pivot_row(const T *M, int n, int k)
+{
+    const int lane = threadIdx.x;
+    const T vk = M[k + (long long)k * n];
+    if (vk != vk)
+        return k; /* a NaN where the search starts stays the pivot */
+    T s = (T)-1;
+    int p = n;
+    for (int i = k + lane; i < n; i += 32) {
+        T v = M[i + (long long)k * n];
+        T a = v == v ? lsk_abs(v) : (T)-1; /* NaN elsewhere never wins */
+        if (a > s)
+            s = a, p = i;
+    }
+#pragma unroll
+    for (int off = 16; off >= 1; off /= 2) {
+        T os = __shfl_xor_sync(0xffffffffu, s, off);
+        int op = __shfl_xor_sync(0xffffffffu, p, off);
+        if (os > s || (os == s && op < p))
+            s = os, p = op;
+    }
+    return p < n ? p : k;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(LSK_BSMEM_THREADS)
+k_bsmem_lu(lsk_bstack st, int nrhs)
+{
+    extern __shared__ unsigned char bs_raw[];
+    T *M = (T *)bs_raw;                    /* n x n, column-major, ld n */
+    T *X = M + (long long)st.n * st.n;     /* n x nrhs, ld n */
+    __shared__ int s_piv, s_info;
+    __shared__ T s_pval;
+    const int n = st.n, tid = threadIdx.x, nt = blockDim.x;
+    const int RT = (n + 31) / 32 * 32, G = nt / RT, row = tid % RT, grp = tid / RT;
+    const long long sys = blockIdx.x;
+    T *A = (T *)st.A + sys * st.sA;
+    T *B = st.B ? (T *)st.B + sys * st.sB : NULL;
+    const bool rowmajor = st.a_rs != 1;
+
+    /* load, walking the unit stride of the global layout */
+    for (int e = tid; e < n * n; e += nt) {
+        int i = rowmajor ? e / n : e % n, j = rowmajor ? e % n : e / n;
+        M[i + j * n] = A[i * st.a_rs + j * st.a_cs];
+    }
+    for (int e = tid; e < n * nrhs; e += nt) {
+        int i = st.b_rs != 1 ? e / nrhs : e % n, c = st.b_rs != 1 ? e % nrhs : e / n;
+        X[i + c * n] = B[i * st.b_rs + c * st.b_cs];
+    }
+    if (tid == 0)
+        s_info = 0;
+    int my_ipiv = 0;
+    T pending = 0; /* this row's multiplier, stored in the next step */
+    int pending_col = -1;
+    __syncthreads();
+
+    for (int k = 0; k < n; k++) {
+        if (pending_col >= 0 && grp == 0)
+            M[row + pending_col * n] = pending;
+        pending_col = -1;
+        if (tid < 32) {
+            int p = bs_pivot_row(M, n, k);
+            if (tid == 0) {
+                s_piv = p;
+                s_pval = M[p + k * n];
+                if (s_pval == (T)0 && s_info == 0)
+                    s_info = k + 1;
+            }
+        }
+        __syncthreads();
+        const int p = s_piv;
+        const T piv = s_pval;
+        if (tid == k)
+            my_ipiv = p + 1;
+        if (p != k && piv != (T)0) { /* LAPACK exchanges only for a nonzero pivot */
+            for (int j = tid; j < n + nrhs; j += nt) {
+                T *col = j < n ? M + j * n : X + (j - n) * n;
+                T t = col[k];
+                col[k] = col[p];
+                col[p] = t;
+            }
+        }
+        __syncthreads();
+        if (row > k && row < n && grp < G) {
+            T l = M[row + k * n];
+            if (piv != (T)0)
+                l = lsk_abs(piv) >= bs_sfmin<T>() ? l * ((T)1 / piv) : l / piv;
+            for (int j = k + 1 + grp; j < n; j += G)
+                M[row + j * n] -= l * M[k + j * n];
+            for (int c = grp; c < nrhs; c += G)
+                X[row + c * n] -= l * X[k + c * n];
+            pending = l;
+            pending_col = k;
+        }
+        __syncthreads();
+    }
+    if (pending_col >= 0 && grp == 0)
+        M[row + pending_col * n] = pending;
+    const int info = s_info;
+
+    /* U X = Y, one column of U a step */
+    for (int k = n - 1; k >= 0 && nrhs > 0 && info == 0; k--) {
+        __syncthreads();
+        for (int c = tid; c < nrhs; c += nt)
+            X[k + c * n] /= M[k + k * n];
+        __syncthreads();
+        for (int e = tid; e < k * nrhs; e += nt) {
+            int i = e % k, c = e / k;
+            X[i + c * n] -= M[i + k * n] * X[k + c * n];
+        }
+    }
+    __syncthreads();
+
+    for (int e = tid; e < n * n; e += nt) {
+        int i = rowmajor ? e / n : e % n, j = rowmajor ? e % n : e / n;
+        A[i * st.a_rs + j * st.a_cs] = M[i + j * n];
+    }
+    if (st.ipiv && tid < n)
+        st.ipiv[sys * n + tid] = my_ipiv;
+    if (tid == 0)
+        st.info[sys] = info;
+    if (info == 0)
+        for (int e = tid; e < n * nrhs; e += nt) {
+            int i = st.b_rs != 1 ? e / nrhs : e % n, c = st.b_rs != 1 ? e % nrhs : e / n;
+            B[i * st.b_rs + c * st.b_cs] = X[i + c * n];
+        }
+}
+
+extern "C" size_t lsk_bsmem_bytes(int dbl, int n, int nrhs)
+{
+    return (size_t)n * (size_t)(n + nrhs) * (dbl ? sizeof(double) : sizeof(float));
+}
+
+template <typename T>
+static cudaError_t launch(const lsk_bstack *st, int nrhs, size_t bytes, cudaStream_t s)
+{
+    cudaError_t e = cudaFuncSetAttribute(k_bsmem_lu<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)bytes);
+    if (e != cudaSuccess)
+        return e;
+    k_bsmem_lu<T><<<(unsigned)st->batch, LSK_BSMEM_THREADS, bytes, s>>>(*st, nrhs);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_bsmem_lu(int dbl, const lsk_bstack *st, int nrhs, size_t max_smem,
+                                    cudaStream_t s)
+{
+    size_t bytes = lsk_bsmem_bytes(dbl, st->n, nrhs);
+    if (st->n < 1 || st->n > LSK_BSMEM_MAXN || nrhs < 0 || bytes > max_smem)
+        return cudaErrorInvalidValue;
+    return dbl ? launch<double>(st, nrhs, bytes, s) : launch<float>(st, nrhs, bytes, s);
+}
