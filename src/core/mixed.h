@@ -78,8 +78,9 @@ int ls_cpu_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops
                       char *err, size_t errlen);
 
 /* The refinement and fallback (core/mixed.c), on any backend's operations.
- * Fills res; returns the public status of ls_dsgesv. */
-int ls_mixed_run(const ls_mixed_ops *ops, void *ws, const ls_mixed_problem *pb,
+ * Fills res; returns the public status of ls_dsgesv. Exported for the
+ * plugins' measurement requests, which time it without a public context. */
+LS_API int ls_mixed_run(const ls_mixed_ops *ops, void *ws, const ls_mixed_problem *pb,
                  const ls_mixed_opts *opts, ls_mixed_result *res, char *err, size_t errlen);
 
 #ifdef __cplusplus

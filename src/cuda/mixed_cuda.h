@@ -14,6 +14,10 @@ extern "C" {
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
 
+/* The perf request "mixed_vs_peer" (perf/mixed_vs_peer.c; in and out in
+ * core/perf_mixed.h): ours against cuSOLVER's dgetrf and IRS solvers. */
+int lsc_perf_mixed_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include "../kernel_registry.h"
 #include "../../core/perf.h"
 #include "perf.h"
+#include "../mixed_cuda.h"
 
 extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *out, char *err,
                             size_t errlen)
@@ -38,6 +39,8 @@ extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *
         return lsc_perf_peer(bctx, in, out, err, errlen);
     if (!strcmp(what, "lu_vs_peer"))
         return lsc_perf_lu_vs_peer(bctx, in, out, err, errlen);
+    if (!strcmp(what, "mixed_vs_peer")) /* core/perf_mixed.h */
+        return lsc_perf_mixed_vs_peer(bctx, in, out, err, errlen);
     return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "perf: unknown request '%s'", what);
 }
 

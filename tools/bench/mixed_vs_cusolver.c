@@ -1,0 +1,207 @@
+/*
+ * linsolve bench --mixed-vs-cusolver: our mixed-precision solve (low-
+ * precision LU, FP64 refinement, FP64 fallback) against cuSOLVER's FP64
+ * dgetrf + dgetrs and the best of its IRS solvers, nrhs = 1, FP64 data on
+ * the device, all timed in this process by the CUDA plugin's
+ * "mixed_vs_peer" request (core/perf_mixed.h). Matrices: random normal,
+ * and randsvd of condition 1e2, 1e6 and 1e10 (the last shows the
+ * fallback). A table goes to the output and the CSV
+ * n,matrix,cond,factor,iterations,fell_back,mixed_ms,cusolver_dgetrf_ms,best_irs_ms,ratio,residual
+ * to --csv (ratio = cusolver_dgetrf_ms / mixed_ms).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "core/perf_mixed.h"
+
+int ls_bench_mixed_vs_cusolver(int argc, char **argv);
+
+#define MVC_CSV_HEADER                                                                         \
+    "n,matrix,cond,factor,iterations,fell_back,mixed_ms,cusolver_dgetrf_ms,best_irs_ms,ratio," \
+    "residual"
+
+typedef struct mvc_case {
+    int matrix;
+    double cond;
+} mvc_case;
+
+static const mvc_case cases[] = {{LS_PERF_MX_NORMAL, 0},
+                                 {LS_PERF_MX_RANDSVD, 1e2},
+                                 {LS_PERF_MX_RANDSVD, 1e6},
+                                 {LS_PERF_MX_RANDSVD, 1e10}};
+
+static const char *const COLS[] = {"N",        "matrix",      "cond",      "factor",
+                                   "refine",   "iters",       "fell_back", "mixed_ms",
+                                   "dgetrf_ms", "best_irs_ms", "best_irs",  "ratio",
+                                   "residual", "status"};
+static const int WIDTHS[] = {6, 8, 7, 7, 6, 5, 9, 10, 10, 11, 20, 6, 10, 7};
+#define NCOLS 14
+
+typedef struct mvc_opts {
+    int sizes[LS_BENCH_MAX_LIST], nsizes;
+    int repeat;
+    ls_factor_prec factor;
+    const char *csv, *output;
+} mvc_opts;
+
+static void usage(FILE *f)
+{
+    fputs("usage: linsolve bench --mixed-vs-cusolver [--sizes 4096,8192,16384,32768]\n"
+          "         [--repeat R (default 5)] [--factor auto|fp32|tf32] [--csv FILE] [-o FILE]\n"
+          "  ours (ls_dsgesv_gpu's path) against cuSOLVER dgetrf + dgetrs and the best\n"
+          "  cusolverDnIRSXgesv configuration, on random normal and randsvd (cond 1e2, 1e6,\n"
+          "  1e10) matrices; needs the CUDA backend\n",
+          f);
+}
+
+static int parse(int argc, char **argv, mvc_opts *o)
+{
+    static const int def[] = {4096, 8192, 16384, 32768};
+    memset(o, 0, sizeof *o);
+    memcpy(o->sizes, def, sizeof def);
+    o->nsizes = 4;
+    o->repeat = 5;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--mixed-vs-cusolver"))
+            continue;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!v) {
+            fprintf(stderr, "linsolve bench: %s needs a value (or is unknown)\n", a);
+            return -1;
+        }
+        i++;
+        if (!strcmp(a, "--sizes"))
+            o->nsizes = ls_bench_parse_ints(v, o->sizes, LS_BENCH_MAX_LIST);
+        else if (!strcmp(a, "--repeat"))
+            o->repeat = atoi(v);
+        else if (!strcmp(a, "--factor")) {
+            if (ls_factor_parse(v, &o->factor) != 0)
+                o->repeat = -1;
+        } else if (!strcmp(a, "--csv"))
+            o->csv = v;
+        else if (!strcmp(a, "-o"))
+            o->output = v;
+        else {
+            fprintf(stderr, "linsolve bench --mixed-vs-cusolver: unknown option %s\n", a);
+            return -1;
+        }
+        if (o->nsizes <= 0 || o->repeat < 1 || o->repeat > 100) {
+            fprintf(stderr, "linsolve bench: bad value '%s' for %s\n", v, a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void csv_row(FILE *csv, int n, const mvc_case *c, const ls_perf_mixed_out *o, int st)
+{
+    const ls_mixed_result *m = &o->mixed;
+    double ratio = st == 0 && o->t_mixed > 0 ? o->t_dgetrf / o->t_mixed : NAN;
+    fprintf(csv, "%d,%s,", n, c->matrix == LS_PERF_MX_NORMAL ? "normal" : "randsvd");
+    if (c->matrix == LS_PERF_MX_NORMAL)
+        fputs("-,", csv);
+    else
+        fprintf(csv, "%.0e,", c->cond);
+    fprintf(csv, "%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3g\n",
+            ls_factor_name(m->factor) ? ls_factor_name(m->factor) : "?", m->iterations,
+            m->fell_back, o->t_mixed * 1e3, o->t_dgetrf * 1e3, o->t_irs * 1e3, ratio,
+            o->res_mixed);
+    fflush(csv);
+}
+
+static int run_case(ls_context *cuda, const mvc_opts *b, int n, const mvc_case *c, ls_out *out,
+                    FILE *csv)
+{
+    ls_perf_mixed_in in = {n, c->matrix, c->cond, 20261123ULL + (unsigned long long)n, b->factor,
+                           b->repeat};
+    ls_perf_mixed_out o;
+    char err[LS_ERRLEN] = "", cell[NCOLS][LS_BENCH_CELL];
+    memset(&o, 0, sizeof o);
+    int st = ls_bench_perf(cuda, "mixed_vs_peer", &in, &o, err, sizeof err);
+    const ls_mixed_result *m = &o.mixed;
+    for (int i = 0; i < NCOLS; i++)
+        ls_cell(cell[i], "-");
+    ls_cell(cell[0], "%d", n);
+    ls_cell(cell[1], "%s", c->matrix == LS_PERF_MX_NORMAL ? "normal" : "randsvd");
+    if (c->matrix == LS_PERF_MX_RANDSVD)
+        ls_cell(cell[2], "%.0e", c->cond);
+    int ok = st == 0 && o.status_mixed == 0 && o.res_mixed <= 30;
+    if (st == 0) {
+        ls_cell(cell[3], "%s", ls_factor_name(m->factor) ? ls_factor_name(m->factor) : "?");
+        ls_cell(cell[4], "%s", m->refine == LS_REFINE_AUTO ? "-" : ls_refine_name(m->refine));
+        ls_cell(cell[5], "%d", m->iterations);
+        ls_cell(cell[6], "%s", m->fell_back ? "yes" : "no");
+        ls_cell(cell[7], "%.3f", o.t_mixed * 1e3);
+        ls_cell(cell[8], "%.3f", o.t_dgetrf * 1e3);
+        ls_cell(cell[9], "%.3f", o.t_irs * 1e3);
+        ls_cell(cell[10], "%s", o.irs_name);
+        ls_cell(cell[11], "%.2f", o.t_dgetrf / o.t_mixed);
+        ls_cell(cell[12], "%.3g", o.res_mixed);
+    }
+    ls_cell(cell[13], "%s", ok ? "ok" : "failed");
+    ls_out_row(out, cell);
+    if (st != 0)
+        ls_out_note(out, "n=%d %s: %s", n, cell[1], err);
+    else if (!ok)
+        ls_out_note(out, "n=%d %s %s: %s", n, cell[1], cell[2], m->message);
+    if (csv && st == 0)
+        csv_row(csv, n, c, &o, o.status_mixed);
+    return ok ? 0 : 1;
+}
+
+/** @return 0 every row ok, 1 some row failed, 2 bad options, 3 cannot
+ *  write, 5 no CUDA backend. */
+int ls_bench_mixed_vs_cusolver(int argc, char **argv)
+{
+    mvc_opts b;
+    int pr = parse(argc, argv, &b);
+    if (pr)
+        return pr > 0 ? 0 : 2;
+    ls_context *cuda = NULL;
+    int st = ls_context_create(&cuda, LS_BACKEND_CUDA, 0);
+    if (st != 0) {
+        fprintf(stderr, "linsolve bench: --mixed-vs-cusolver needs the CUDA backend: %.300s\n",
+                cuda ? ls_context_error(cuda) : ls_strerror(st));
+        ls_context_destroy(cuda);
+        return 5;
+    }
+    FILE *f = stdout, *csv = NULL;
+    if ((b.output && !(f = fopen(b.output, "w"))) || (b.csv && !(csv = fopen(b.csv, "w")))) {
+        fprintf(stderr, "linsolve bench: cannot write %s\n", f ? b.csv : b.output);
+        if (f && f != stdout)
+            fclose(f);
+        ls_context_destroy(cuda);
+        return 3;
+    }
+    ls_out out;
+    ls_out_open(&out, f, LS_FMT_TABLE);
+    ls_bench_machine_header(&out, cuda);
+    ls_out_note(&out, "device time of a whole solve, nrhs = 1, FP64 A and b on the device; median "
+                      "of %d runs after one warm-up; ratio = dgetrf_ms / mixed_ms; best_irs: "
+                      "the fastest cusolverDnIRSXgesv configuration whose residual is <= 30",
+                b.repeat);
+    ls_out_table(&out, "mixed vs cusolver", NCOLS, COLS, WIDTHS);
+    if (csv)
+        fprintf(csv, "%s\n", MVC_CSV_HEADER);
+    int failed = 0;
+    for (int si = 0; si < b.nsizes; si++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+            failed += run_case(cuda, &b, b.sizes[si], &cases[k], &out, csv);
+    ls_out_close(&out);
+    int rc = 0;
+    if (csv && fclose(csv) != 0)
+        rc = 3;
+    if (f != stdout)
+        fclose(f);
+    ls_context_destroy(cuda);
+    return rc ? rc : (failed ? 1 : 0);
+}
