@@ -20,6 +20,7 @@
 int ls_cmd_bench(int argc, char **argv);
 int ls_bench_lu_vs_cusolver(const ls_bench_opts *b); /* lu_vs_cusolver.c */
 int ls_bench_mixed_vs_cusolver(int argc, char **argv); /* mixed_vs_cusolver.c */
+int ls_bench_batched(int argc, char **argv); /* bench_batched.c */
 
 /* The lu-vs-cusolver sweep's medians need at least this many runs. */
 #define LVC_MIN_REPEAT 5
@@ -47,6 +48,8 @@ static void usage(FILE *f)
           "                          needs the CUDA backend; --repeat >= 5 (default 7)\n"
           "  --mixed-vs-cusolver     instead: --precision mixed against cuSOLVER dgetrf and\n"
           "                          its IRS solvers ('--mixed-vs-cusolver --help')\n"
+          "  --batched               instead: batched gesv against cuBLAS getrfBatched +\n"
+          "                          getrsBatched over n = 2 .. 1024 ('--batched --help')\n"
           "  --csv FILE              with --lu-vs-cusolver: also write\n"
           "                          n,precision,lu_ms,cusolver_ms,ratio to FILE\n"
           "exit status: 0 all ok, 1 some case failed (with --lu-vs-cusolver: or was\n"
@@ -159,6 +162,8 @@ int ls_cmd_bench(int argc, char **argv)
     for (int i = 1; i < argc; i++) /* its own options: mixed_vs_cusolver.c */
         if (!strcmp(argv[i], "--mixed-vs-cusolver"))
             return ls_bench_mixed_vs_cusolver(argc, argv);
+        else if (!strcmp(argv[i], "--batched"))
+            return ls_bench_batched(argc, argv);
     int rc = parse_args(argc, argv, &b, err, sizeof err);
     if (rc > 0)
         return 0;

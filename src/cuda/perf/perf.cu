@@ -7,6 +7,7 @@
 #include "../cuda_backend.h"
 #include "../kernel_registry.h"
 #include "../../core/perf.h"
+#include "batched_perf.h"
 #include "perf.h"
 #include "../mixed_cuda.h"
 
@@ -41,6 +42,8 @@ extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *
         return lsc_perf_lu_vs_peer(bctx, in, out, err, errlen);
     if (!strcmp(what, "mixed_vs_peer")) /* core/perf_mixed.h */
         return lsc_perf_mixed_vs_peer(bctx, in, out, err, errlen);
+    if (!strcmp(what, "batched_vs_peer")) /* core/perf_batched.h */
+        return lsc_perf_batched_vs_peer(bctx, in, out, err, errlen);
     return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "perf: unknown request '%s'", what);
 }
 

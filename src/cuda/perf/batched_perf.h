@@ -1,0 +1,22 @@
+/* The batched benchmark's parts in the CUDA plugin (batched_vs_peer.c,
+ * k_batched_gen.cu); the request itself is core/perf_batched.h. */
+#ifndef LS_CUDA_BATCHED_PERF_H
+#define LS_CUDA_BATCHED_PERF_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* perf request "batched_vs_peer": ls_perf_batched_in -> ls_perf_batched_out */
+int lsc_perf_batched_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
+/* count uniform [-1, 1) values of the precision into x. */
+cudaError_t lsc_perf_bgen(int dbl, void *x, size_t count, uint64_t seed, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
