@@ -83,22 +83,24 @@ typedef enum ls_precision { LS_DOUBLE = 0, LS_SINGLE = 1 } ls_precision;
 
 typedef enum ls_pivot { LS_PIVOT_PARTIAL = 0, LS_PIVOT_NONE = 1 } ls_pivot;
 
-/* name, description. Order is ABI. */
+/* name, description (GVL: Golub & Van Loan, Matrix Computations, 4th ed.;
+ * Higham: Accuracy and Stability of Numerical Algorithms, 2nd ed.). Order is
+ * ABI. Each method's facts are its row in src/core/methods.c. */
 #define LS_METHOD_MAP(X)                                                                    \
     X(AUTO, "auto", "best available method for the backend")                                \
-    X(GE, "ge", "Gaussian elimination, partial pivoting, back substitution (seed 000 alg 1)") \
-    X(LU, "lu", "blocked right-looking LU with partial pivoting (getrf) + getrs")            \
-    X(GJ1, "gj1", "Gauss-Jordan model 1: forward then backward elimination (seed 003)")      \
-    X(GJ2, "gj2", "Gauss-Jordan model 2: one pass above and below each pivot (seed 003)")    \
-    X(BICGSTAB, "bicgstab", "BiCGStab iterative solver (seed 001 alg 2)")                   \
+    X(GE, "ge", "Gaussian elimination, partial pivoting, back substitution (GVL 3.4.1)")    \
+    X(LU, "lu", "blocked right-looking LU with partial pivoting (LAPACK getrf + getrs)")     \
+    X(GJ1, "gj1", "Gauss-Jordan: forward, then backward elimination (Higham 14.4)")          \
+    X(GJ2, "gj2", "Gauss-Jordan: one pass above and below each pivot (Higham 14.4)")         \
+    X(BICGSTAB, "bicgstab", "BiCGStab iterative solver (van der Vorst 1992)")               \
     X(LAPACK, "lapack", "LAPACK dgesv/sgesv through LAPACKE/OpenBLAS")                      \
-    X(GE_NAIVE, "ge-naive", "GE, one thread per row, one launch per pivot (seed 000)")     \
-    X(GE_BLOCKED, "ge-blocked", "GE, pivot row cached in shared/local memory (seed 000)")  \
-    X(GE_COALESCED, "ge-coalesced", "GE, one thread per matrix element (seed 000)")        \
-    X(LU_SEED, "lu-seed", "LU of seed 002: findPivot/swap/multipliers/update kernels")     \
-    X(GE_LOCAL, "ge-local", "OpenCL: whole augmented matrix in local memory (seed 004)")   \
-    X(GE_IMAGE, "ge-image", "OpenCL: image ping-pong elimination, float only (seed 004)")  \
-    X(GE_BUFFER, "ge-buffer", "OpenCL: buffer ping-pong elimination (seed 004)")
+    X(GE_NAIVE, "ge-naive", "GE, one thread per row, one launch per pivot")                \
+    X(GE_BLOCKED, "ge-blocked", "GE, pivot row cached in shared/local memory")             \
+    X(GE_COALESCED, "ge-coalesced", "GE, one thread per matrix element")                   \
+    X(LU_SEED, "lu-seed", "unblocked LU (LAPACK getf2): pivot/swap/scale/update kernels")  \
+    X(GE_LOCAL, "ge-local", "OpenCL: GE on the whole [A | B] in local memory")             \
+    X(GE_IMAGE, "ge-image", "OpenCL: GE ping-ponging between two images, float only")      \
+    X(GE_BUFFER, "ge-buffer", "OpenCL: GE ping-ponging between two buffers")
 
 typedef enum ls_method {
 #define LS_METHOD_ENUM_(id, name, desc) LS_METHOD_##id,

@@ -1,34 +1,28 @@
-/* String names of the public enumerations, from their macro tables. */
+/* String names of the public enumerations, from their macro tables (the
+ * methods' from the method table, methods.c). */
 #include <string.h>
 
 #include "linsolve.h"
+#include "methods.h"
 
-static const char *const method_names[] = {
-#define LS_METHOD_NAME_(id, name, desc) name,
-    LS_METHOD_MAP(LS_METHOD_NAME_)
-#undef LS_METHOD_NAME_
-};
-static const char *const method_descs[] = {
-#define LS_METHOD_DESC_(id, name, desc) desc,
-    LS_METHOD_MAP(LS_METHOD_DESC_)
-#undef LS_METHOD_DESC_
-};
 static const char *const backend_names[] = {"auto", "cpu", "cuda", "opencl"};
 
 const char *ls_method_name(ls_method m)
 {
-    return (m >= 0 && m < LS_METHOD_COUNT_) ? method_names[m] : "?";
+    const ls_method_info *i = ls_method_info_of(m);
+    return i ? i->name : "?";
 }
 
 const char *ls_method_description(ls_method m)
 {
-    return (m >= 0 && m < LS_METHOD_COUNT_) ? method_descs[m] : "?";
+    const ls_method_info *i = ls_method_info_of(m);
+    return i ? i->description : "?";
 }
 
 int ls_method_parse(const char *name, ls_method *out)
 {
     for (int i = 0; name && i < LS_METHOD_COUNT_; i++)
-        if (strcmp(name, method_names[i]) == 0) {
+        if (strcmp(name, ls_method_name((ls_method)i)) == 0) {
             *out = (ls_method)i;
             return 0;
         }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "methods.h"
 #include "tool_api.h"
 #include "util.h"
 
@@ -81,18 +82,6 @@ static double effective_rtol(const ls_options *opt, int n)
     if (opt->rtol > 0.0)
         return opt->rtol;
     return 10.0 * sqrt((double)(n > 1 ? n : 1)) * ls_eps(opt->precision);
-}
-
-static int is_iterative(ls_method m)
-{
-    return m == LS_METHOD_BICGSTAB;
-}
-
-/* Modelled flops of one BiCGStab run: per iteration two mat-vecs (2 x 2n^2)
- * and about 10 vector operations of 2n each, plus the initial residual. */
-static double bicgstab_flops(double n, double its, double nrhs)
-{
-    return nrhs * (2.0 * n * n + its * (4.0 * n * n + 20.0 * n));
 }
 
 /* A direct method whose answer fails the residual check gets up to
@@ -214,8 +203,10 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
     st = ctx->iface->solve(ctx->bctx, &job, rep, err, errlen);
     rep->method = method;
     double t_compute = rep->t_factor + rep->t_solve;
-    rep->flops = is_iterative(method) ? bicgstab_flops(n, rep->iterations, nrhs)
-                                      : ls_flops_gesv(n, nrhs);
+    /* the method table's models, so that solve and bench print one number */
+    rep->flops = ls_method_flops(method, n, nrhs, rep->iterations);
+    rep->bytes = ls_method_bytes(job.method, n, nrhs, opt->precision == LS_SINGLE ? 4 : 8,
+                                 rep->iterations);
     if (t_compute > 0) {
         rep->gflops = rep->flops / t_compute * 1e-9;
         rep->gbps = rep->bytes / t_compute * 1e-9;
@@ -233,7 +224,8 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
         /* refinement: checked direct solves with pivoting only (--pivot
          * none and --no-refine stay as computed, for study; benchmarks run
          * unchecked) */
-        if (st == 0 && opt->check && opt->refine && !is_iterative(method) &&
+        if (st == 0 && opt->check && opt->refine &&
+            (ls_method_info_of(method)->options & LS_OPT_REFINE) &&
             job.pivot == LS_PIVOT_PARTIAL &&
             !(rep->residual <= 30.0) && isfinite(rep->residual)) {
             double before = rep->residual;
@@ -251,7 +243,7 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
             memcpy(B + (size_t)j * ldb, X + (size_t)j * n, sizeof(double) * (size_t)n);
         if (st == 0 && opt->check && !(rep->residual <= 30.0)) {
             st = LS_INACCURATE;
-            if (is_iterative(method))
+            if (ls_method_is_iterative(method))
                 snprintf(rep->message, sizeof rep->message,
                          "converged to rtol %.3g after %d iterations, but the scaled residual "
                          "%.3g exceeds 30: use a smaller --rtol",

@@ -2,16 +2,8 @@
  * The CPU backend: the ls_backend_iface table for "cpu" and the dispatch of
  * each method to its double or float kernel.
  *
- * Traffic model for rep->bytes (elements read + written, times sizeof(REAL);
- * caches are ignored on purpose, so this is an upper bound on memory traffic
- * and comparable across backends):
- *  - ge, lu, gj1, lapack: the trailing updates touch ~n^3/3 elements, each
- *    read and written once: 2 n^3/3; forward and backward work on B touch
- *    ~n^2 nrhs elements, read and written: 2 n^2 nrhs.
- *  - gj2: every pivot updates all n-1 other rows right of the pivot: ~n^3/2
- *    element updates, read and written: n^3; plus 2 n^2 nrhs for B.
- *  - bicgstab: per iteration two dense mat-vecs read A (2 n^2) and about 20
- *    vector passes of n; plus one final true-residual mat-vec (n^2) per rhs.
+ * The methods it runs are declared against the method table (core/methods.h);
+ * the core charges flops and bytes from that table's models.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +12,19 @@
 #include <omp.h>
 
 #include "core/backend.h"
+#include "core/methods.h"
 #include "core/util.h"
 #include "cpu.h"
 #include "cpu_internal.h"
 
+static const ls_method_support cpu_methods[] = {
+    {LS_METHOD_GE, LS_PREC_DS},  {LS_METHOD_LU, LS_PREC_DS},       {LS_METHOD_GJ1, LS_PREC_DS},
+    {LS_METHOD_GJ2, LS_PREC_DS}, {LS_METHOD_BICGSTAB, LS_PREC_DS},
 #ifdef LS_HAVE_LAPACKE
-#define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab lapack"
-#else
-#define LS_CPU_METHODS "ge lu gj1 gj2 bicgstab"
+    {LS_METHOD_LAPACK, LS_PREC_DS},
 #endif
+};
+#define CPU_NMETHODS (sizeof cpu_methods / sizeof cpu_methods[0])
 
 typedef struct cpu_ctx {
     char model[128];
@@ -74,30 +70,16 @@ static void cpu_device_name(void *bctx, char *buf, size_t len)
 static int cpu_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
 {
     (void)bctx;
-    if (p != LS_DOUBLE && p != LS_SINGLE)
-        return LS_FAIL(err, errlen, LS_EUNSUPPORTED, "precision %d is not available on backend cpu",
-                       (int)p);
-    switch (m) {
-    case LS_METHOD_GE:
-    case LS_METHOD_LU:
-    case LS_METHOD_GJ1:
-    case LS_METHOD_GJ2:
-    case LS_METHOD_BICGSTAB:
-        return 0;
-    case LS_METHOD_LAPACK:
-#ifdef LS_HAVE_LAPACKE
-        return 0;
-#else
+#ifndef LS_HAVE_LAPACKE
+    if (m == LS_METHOD_LAPACK && (p == LS_DOUBLE || p == LS_SINGLE)) {
+        char avail[128];
+        ls_methods_list(cpu_methods, CPU_NMETHODS, avail, sizeof avail);
         return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
                        "method lapack is not available on backend cpu: built without "
-                       "LAPACKE/OpenBLAS (available: " LS_CPU_METHODS ")");
-#endif
-    default:
-        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
-                       "method %s is not available on backend cpu (available: " LS_CPU_METHODS
-                       ")",
-                       ls_method_name(m) ? ls_method_name(m) : "?");
+                       "LAPACKE/OpenBLAS (available: %s)", avail);
     }
+#endif
+    return ls_methods_check("cpu", cpu_methods, CPU_NMETHODS, m, p, err, errlen);
 }
 
 static ls_method cpu_auto_method(void *bctx, ls_precision p)
@@ -109,21 +91,6 @@ static ls_method cpu_auto_method(void *bctx, ls_precision p)
 #else
     return LS_METHOD_LU;
 #endif
-}
-
-/* The documented traffic model (see the top of this file). */
-static double bytes_model(const ls_job *job, long long total_iterations)
-{
-    double n = job->n, nrhs = job->nrhs;
-    double s = job->prec == LS_SINGLE ? sizeof(float) : sizeof(double);
-    switch (job->method) {
-    case LS_METHOD_GJ2:
-        return s * (n * n * n + 2.0 * n * n * nrhs);
-    case LS_METHOD_BICGSTAB:
-        return s * ((double)total_iterations * (2.0 * n * n + 20.0 * n) + nrhs * n * n);
-    default:
-        return s * (2.0 * n * n * n / 3.0 + 2.0 * n * n * nrhs);
-    }
 }
 
 #ifdef LS_HAVE_LAPACKE
@@ -240,7 +207,6 @@ static int run_bicgstab(const ls_job *job, ls_report *rep, char *err, size_t err
     rep->iterations = res.iterations;
     rep->history = res.history;
     rep->history_len = res.history_len;
-    rep->bytes = bytes_model(job, res.total_iterations);
     snprintf(rep->message, sizeof rep->message, "%s", res.message);
     if (res.status == LS_ENOMEM)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s", res.message);
@@ -274,7 +240,6 @@ static int cpu_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
 #endif
             st = run_direct(job, rep);
         rep->info = st;
-        rep->bytes = bytes_model(job, 0);
         if (st > 0)
             snprintf(rep->message, sizeof rep->message,
                      "matrix is singular: U(%d,%d) is exactly zero", st, st);
@@ -300,7 +265,9 @@ static int cpu_print_info(void *bctx, FILE *out)
     char lapack[512];
     ls_lapack_library(lapack, sizeof lapack);
     fprintf(out, "  LAPACK (lapack):    %s\n", lapack);
-    fprintf(out, "  methods:            %s\n", LS_CPU_METHODS);
+    char methods[128];
+    ls_methods_list(cpu_methods, CPU_NMETHODS, methods, sizeof methods);
+    fprintf(out, "  methods:            %s\n", methods);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
  * table the core dlopens, method dispatch and device information. */
+#include "core/methods.h"
 #include "batched_cuda.h"
 #include "cuda_backend.h"
 #include "kernels.h"
@@ -10,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ls_method lsc_methods[] = {
-    LS_METHOD_LU,         LS_METHOD_GE,      LS_METHOD_GE_NAIVE, LS_METHOD_GE_BLOCKED,
-    LS_METHOD_GE_COALESCED, LS_METHOD_LU_SEED, LS_METHOD_GJ1,    LS_METHOD_GJ2,
-    LS_METHOD_BICGSTAB,
+/* What this backend runs, against the method table; ge runs as the table's
+ * runs_as (ge-coalesced). */
+static const ls_method_support lsc_methods[] = {
+    {LS_METHOD_LU, LS_PREC_DS},           {LS_METHOD_GE_NAIVE, LS_PREC_DS},
+    {LS_METHOD_GE_BLOCKED, LS_PREC_DS},   {LS_METHOD_GE_COALESCED, LS_PREC_DS},
+    {LS_METHOD_LU_SEED, LS_PREC_DS},      {LS_METHOD_GJ1, LS_PREC_DS},
+    {LS_METHOD_GJ2, LS_PREC_DS},          {LS_METHOD_BICGSTAB, LS_PREC_DS},
 };
 #define LSC_NMETHODS (sizeof lsc_methods / sizeof lsc_methods[0])
 
@@ -46,20 +50,7 @@ static void lsc_device_name(void *bctx, char *buf, size_t len)
 static int lsc_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
 {
     (void)bctx;
-    if (p != LS_DOUBLE && p != LS_SINGLE)
-        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "unknown precision %d", (int)p);
-    for (size_t i = 0; i < LSC_NMETHODS; i++)
-        if (lsc_methods[i] == m)
-            return 0;
-    char list[256] = "";
-    for (size_t i = 0; i < LSC_NMETHODS; i++) {
-        strncat(list, ls_method_name(lsc_methods[i]), sizeof list - strlen(list) - 1);
-        if (i + 1 < LSC_NMETHODS)
-            strncat(list, ", ", sizeof list - strlen(list) - 1);
-    }
-    return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
-                    "method %s is not available on the cuda backend (available: %s)",
-                    ls_method_name(m), list);
+    return ls_methods_check("cuda", lsc_methods, LSC_NMETHODS, m, p, err, errlen);
 }
 
 static ls_method lsc_auto_method(void *bctx, ls_precision p)
@@ -92,16 +83,12 @@ static int lsc_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     cudaError_t e = cudaSetDevice(c->device);
     if (e != cudaSuccess)
         return lsc_cuda_fail_at(e, "cudaSetDevice", err, errlen, __FILE__, __LINE__);
-    switch (job->method) {
-    case LS_METHOD_LU: return lsc_solve_lu(c, job, rep, err, errlen);
-    case LS_METHOD_BICGSTAB: return lsc_solve_bicgstab(c, job, rep, err, errlen);
-    case LS_METHOD_GE: {
-        /* "ge" is seed 000's algorithm 1; the coalesced variant is its best form */
-        ls_job j2 = *job;
-        j2.method = LS_METHOD_GE_COALESCED;
-        return lsc_solve_seed(c, &j2, rep, err, errlen);
-    }
-    default: return lsc_solve_seed(c, job, rep, err, errlen);
+    ls_job run = *job;
+    run.method = ls_methods_resolve(lsc_methods, LSC_NMETHODS, job->method);
+    switch (run.method) {
+    case LS_METHOD_LU: return lsc_solve_lu(c, &run, rep, err, errlen);
+    case LS_METHOD_BICGSTAB: return lsc_solve_bicgstab(c, &run, rep, err, errlen);
+    default: return lsc_solve_seed(c, &run, rep, err, errlen);
     }
 }
 

@@ -254,8 +254,6 @@ int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *
         rep->t_factor = 0.0;
         rep->t_solve = lsc_elapsed(c->ev[LSC_EV_FACTOR], c->ev[LSC_EV_SOLVE]);
         rep->t_d2h = lsc_elapsed(c->ev[LSC_EV_SOLVE], c->ev[LSC_EV_D2H]);
-        /* model: two matvecs (n^2 reads) and ~20 vector passes per iteration */
-        rep->bytes = (double)es * (double)max_its * nrhs * (2.0 * n * (double)n + 20.0 * n);
         snprintf(rep->message, sizeof rep->message,
                  "bicgstab: %s after %d iterations, worst true ||b-Ax||/||b|| = %.3e (history: "
                  "max over right-hand sides)",

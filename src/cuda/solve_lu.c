@@ -61,8 +61,6 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
         rep->t_factor = lsc_elapsed(c->ev[LSC_EV_H2D], c->ev[LSC_EV_FACTOR]);
         rep->t_solve = lsc_elapsed(c->ev[LSC_EV_FACTOR], c->ev[LSC_EV_SOLVE]);
         rep->t_d2h = lsc_elapsed(c->ev[LSC_EV_SOLVE], c->ev[LSC_EV_D2H]);
-        /* model: the blocked LU touches A a few times; cuBLAS gemm is compute-bound */
-        rep->bytes = (double)es * (3.0 * n * (double)n + 3.0 * n * (double)nrhs);
         snprintf(rep->message, sizeof rep->message, "lu (%s; cuBLAS trsm/gemm) on %s",
                  lsc_lu_leaf_kind(c, dbl, n), c->name);
     }

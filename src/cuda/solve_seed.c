@@ -144,8 +144,6 @@ int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
         rep->t_factor = lsc_elapsed(c->ev[LSC_EV_H2D], c->ev[LSC_EV_FACTOR]);
         rep->t_solve = lsc_elapsed(c->ev[LSC_EV_FACTOR], c->ev[LSC_EV_SOLVE]);
         rep->t_d2h = lsc_elapsed(c->ev[LSC_EV_SOLVE], c->ev[LSC_EV_D2H]);
-        /* model: each elimination step reads and writes its trailing block once */
-        rep->bytes = (double)es * (2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs);
         snprintf(rep->message, sizeof rep->message, "%s%s on %s", ls_method_name(job->method),
                  job->pivot == LS_PIVOT_NONE ? " (no pivoting)" : "", c->name);
     }

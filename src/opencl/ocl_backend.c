@@ -2,13 +2,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/methods.h"
 #include "ocl_internal.h"
 
-/* Methods this backend runs, in the order `supports` lists them. */
-static const ls_method ocl_methods[] = {
-    LS_METHOD_LU,        LS_METHOD_GJ1,      LS_METHOD_GJ2,       LS_METHOD_GE,
-    LS_METHOD_GE_NAIVE,  LS_METHOD_GE_BLOCKED, LS_METHOD_GE_COALESCED, LS_METHOD_GE_LOCAL,
-    LS_METHOD_GE_IMAGE,  LS_METHOD_GE_BUFFER};
+/* What this backend runs, against the method table (ge runs as the table's
+ * runs_as, ge-coalesced), in the order `supports` lists them. */
+static const ls_method_support ocl_methods[] = {
+    {LS_METHOD_LU, LS_PREC_DS},         {LS_METHOD_GJ1, LS_PREC_DS},
+    {LS_METHOD_GJ2, LS_PREC_DS},        {LS_METHOD_GE_NAIVE, LS_PREC_DS},
+    {LS_METHOD_GE_BLOCKED, LS_PREC_DS}, {LS_METHOD_GE_COALESCED, LS_PREC_DS},
+    {LS_METHOD_GE_LOCAL, LS_PREC_DS},   {LS_METHOD_GE_IMAGE, LS_PREC_S}, /* an image of floats */
+    {LS_METHOD_GE_BUFFER, LS_PREC_DS}};
 #define OCL_NMETHODS (sizeof ocl_methods / sizeof ocl_methods[0])
 
 static void ocl_destroy(void *bctx) { ocl_context_close(bctx); }
@@ -22,30 +26,11 @@ static void ocl_device_name(void *bctx, char *buf, size_t len)
 static int ocl_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
 {
     const ocl_ctx *c = bctx;
-    int known = 0;
-    for (size_t i = 0; i < OCL_NMETHODS; ++i)
-        known |= ocl_methods[i] == m;
-    if (!known) {
-        char list[256] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < OCL_NMETHODS && used < sizeof list; ++i) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                             ocl_method_name(ocl_methods[i]));
-            if (w < 0)
-                break;
-            used += (size_t)w;
-        }
-        return OCL_FAIL(LS_EUNSUPPORTED, "method %s is not available on opencl; available: %s",
-                        ocl_method_name(m), list);
-    }
-    if (m == LS_METHOD_GE_IMAGE) {
-        if (p == LS_DOUBLE)
-            return OCL_FAIL(LS_EUNSUPPORTED,
-                            "ge-image stores the matrix in an image: float only");
-        if (!c->has_images)
-            return OCL_FAIL(LS_EUNSUPPORTED, "device %s has no image support (ge-image)",
-                            c->name);
-    }
+    int st = ls_methods_check("opencl", ocl_methods, OCL_NMETHODS, m, p, err, errlen);
+    if (st)
+        return st;
+    if (m == LS_METHOD_GE_IMAGE && !c->has_images)
+        return OCL_FAIL(LS_EUNSUPPORTED, "device %s has no image support (ge-image)", c->name);
     if (p == LS_DOUBLE && !c->has_fp64)
         return OCL_FAIL(LS_EUNSUPPORTED, "device %s has no cl_khr_fp64", c->name);
     return 0;
@@ -70,26 +55,27 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     /* LAPACK quick return. With nrhs == 0 the drivers still factor, for info. */
     if (job->n == 0)
         return 0;
-    switch (job->method) {
+    ls_job run = *job;
+    run.method = ls_methods_resolve(ocl_methods, OCL_NMETHODS, job->method);
+    switch (run.method) {
     case LS_METHOD_LU:
-        st = ocl_solve_lu(c, job, rep, err, errlen);
+        st = ocl_solve_lu(c, &run, rep, err, errlen);
         break;
     case LS_METHOD_GJ1:
     case LS_METHOD_GJ2:
-        st = ocl_solve_gj(c, job, rep, err, errlen);
+        st = ocl_solve_gj(c, &run, rep, err, errlen);
         break;
-    case LS_METHOD_GE:
     case LS_METHOD_GE_NAIVE:
     case LS_METHOD_GE_BLOCKED:
     case LS_METHOD_GE_COALESCED:
-        st = ocl_solve_ge_seed(c, job, rep, err, errlen);
+        st = ocl_solve_ge_seed(c, &run, rep, err, errlen);
         break;
     case LS_METHOD_GE_LOCAL:
-        st = ocl_solve_ge_local(c, job, rep, err, errlen);
+        st = ocl_solve_ge_local(c, &run, rep, err, errlen);
         break;
     case LS_METHOD_GE_IMAGE:
     case LS_METHOD_GE_BUFFER:
-        st = ocl_solve_ge_pingpong(c, job, rep, err, errlen);
+        st = ocl_solve_ge_pingpong(c, &run, rep, err, errlen);
         break;
     default:
         st = OCL_FAIL(LS_EINTERNAL, "method %s reached the dispatcher", ocl_method_name(job->method));

@@ -58,8 +58,6 @@ int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
         LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
     LS_CHECK(ocl_read_ipiv(c, s.n, b.piv, job->ipiv, err, errlen));
     rep->t_d2h = ocl_now() - t0;
-    /* Global traffic is one read of [A | B] and one write of X. */
-    rep->bytes = (double)s.bytes + (double)s.n * s.nrhs * (double)s.es;
     st = info;
 done:
     if (kern)

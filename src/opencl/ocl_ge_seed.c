@@ -88,7 +88,6 @@ int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, 
     }
     LS_CHECK(ocl_read_ipiv(c, n, b.piv, job->ipiv, err, errlen));
     rep->t_d2h = ocl_now() - t0;
-    rep->bytes = ocl_ge_bytes(&s);
     st = info;
 done:
     if (kern)

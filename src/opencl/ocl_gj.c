@@ -82,8 +82,6 @@ int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
         LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
     LS_CHECK(ocl_read_ipiv(c, n, b.piv, job->ipiv, err, errlen));
     rep->t_d2h = ocl_now() - t0;
-    /* gj2 sweeps all n rows per step: about 1.5x the traffic of GE. */
-    rep->bytes = ocl_ge_bytes(&s) * (model2 ? 1.5 : 1.0);
     st = info;
 done:
     if (step_k)

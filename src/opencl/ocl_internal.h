@@ -156,8 +156,6 @@ void ocl_rm_release(ocl_rm_buffers *b);
 /* Pack [A | B], upload it into M, zero info; fills rep->t_h2d. */
 int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, cl_mem info,
                   ls_report *rep, char *err, size_t errlen);
-/* Bytes of trailing-matrix traffic of a right-looking elimination (model). */
-double ocl_ge_bytes(const ocl_system *s);
 
 /* Calls job->progress now and then (no device sync). */
 void ocl_progress(const ls_job *job, int k, int n);

@@ -202,12 +202,6 @@ int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
         LS_CHECK(copy_block(c, 0, B, job->B, n, nrhs, job->ldb, es, err, errlen));
     LS_CHECK(ocl_read_ipiv(c, n, piv, job->ipiv, err, errlen));
     rep->t_d2h = ocl_now() - t0;
-    /* Step k reads and writes the (n-k-1)^2 trailing block; the solves read
-     * the factors once per right-hand side. */
-    double traffic = 0.0;
-    for (int k = 0; k < n; ++k)
-        traffic += 2.0 * (double)(n - k - 1) * (double)(n - k - 1);
-    rep->bytes = (traffic + (double)n * n * (nrhs > 0 ? nrhs : 0)) * (double)es;
     st = info;
 done:
     if (A)

@@ -220,15 +220,3 @@ done:
     free(host);
     return st;
 }
-
-double ocl_ge_bytes(const ocl_system *s)
-{
-    /* Step k reads and writes the (n-k-1) x (w-k) trailing block once and
-     * reads the pivot row: sum over k, times the element size. */
-    double total = 0.0;
-    for (int k = 0; k < s->n; ++k) {
-        double rows = (double)(s->n - k - 1), cols = (double)(s->w - k);
-        total += (2.0 * rows + 1.0) * cols;
-    }
-    return total * (double)s->es;
-}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/methods.h"
 #include "ocl_internal.h"
 
 int ocl_fail(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
@@ -165,14 +166,9 @@ size_t ocl_tile_edge(size_t wg)
 
 const char *ocl_method_name(ls_method m)
 {
-    static const char *const names[] = {
-#define OCL_METHOD_NAME_(id, name, desc) name,
-        LS_METHOD_MAP(OCL_METHOD_NAME_)
-#undef OCL_METHOD_NAME_
-    };
-    if ((int)m < 0 || (int)m >= (int)LS_METHOD_COUNT_)
-        return "?";
-    return names[m];
+    /* the plugin does not link liblinsolve: the method table is built in */
+    const ls_method_info *i = ls_method_info_of(m);
+    return i ? i->name : "?";
 }
 
 /* ------------------------------------------------------------ programs */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/methods.h"
 #include "models.h"
 
 #define ROT_BYTES_CAP (4.0 * 1024 * 1024 * 1024)
@@ -117,11 +118,11 @@ int ls_bench_inputs_make(ls_bench_inputs *in, int n, int nrhs, int rotate, ls_ge
 int ls_bench_case(ls_context *ctx, ls_method m, ls_precision p, int n, int nrhs,
                   const ls_bench_opts *b, ls_bench_result *res)
 {
-    /* BiCGStab needs a matrix it converges on; the dense methods take the
-     * requested generator. */
+    /* An iterative method needs a matrix it converges on; the dense methods
+     * take the requested generator. */
     ls_bench_inputs in;
     int rc = ls_bench_inputs_make(&in, n, nrhs, b->rotate,
-                                  m == LS_METHOD_BICGSTAB ? LS_GEN_DIAGDOM : b->gen);
+                                  ls_method_is_iterative(m) ? LS_GEN_DIAGDOM : b->gen);
     if (rc) {
         memset(res, 0, sizeof *res);
         res->method = m;
@@ -238,7 +239,7 @@ int ls_bench_case_on(ls_context *ctx, ls_method m, ls_precision p, const ls_benc
         /* The dense methods must pass LAPACK's scaled-residual test; BiCGStab
          * is judged as ls_solve judges it: converged to its own tolerance
          * (its residual is printed, but an rtol of 1e-10 cannot reach 30 eps). */
-        int iterative = res->method == LS_METHOD_BICGSTAB;
+        int iterative = ls_method_is_iterative(res->method);
         res->ok = res->status == 0 && res->residual == res->residual &&
                   (iterative || res->residual <= 30.0);
         if (!res->ok && !res->message[0])

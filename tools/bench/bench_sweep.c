@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_cases.h"
+#include "core/methods.h"
 #include "models.h"
 
 /* A-priori rate for the first size of the sequential ge baseline, before
@@ -109,7 +110,7 @@ typedef struct group {
 
 static const ls_bench_inputs *group_inputs(sweep *w, group *g, ls_method m, int n, int nrhs)
 {
-    int iterative = m == LS_METHOD_BICGSTAB;
+    int iterative = ls_method_is_iterative(m);
     ls_bench_inputs *in = iterative ? &g->iter : &g->dense;
     int *have = iterative ? &g->have_iter : &g->have_dense;
     if (!*have) {

@@ -10,12 +10,10 @@
 
 #include "linsolve.h"
 
-/* Panel width assumed by the blocked-LU byte model (lu, lapack, cuSOLVER). */
-#define LS_MODEL_LU_NB 64
-
 /**
  * Modelled device-memory (or main-memory, for CPU methods) traffic of one
- * solve, in bytes.
+ * solve, in bytes: the method table's model (core/methods.h), which `solve`
+ * reports too.
  * @param[in] m          method (ge*, gj*, lu*, lapack, bicgstab)
  * @param[in] n, nrhs    problem size
  * @param[in] elem_bytes 4 or 8
