@@ -178,3 +178,199 @@ extern "C" cudaError_t lsk_mx_norm_inf(int m, int n, const double *M, int ldm,
     k_mx_norm_inf<<<(m + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(m, n, M, ldm, d_bits);
     return cudaGetLastError();
 }
+
+/* ---- equilibration and the low-precision LU's operands ---- */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+/* 2^-e for the power of two nearest x (> 0), else 1. */
+__device__ double mx_pow2_inv(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return 1.0;
+    int e = 0;
+    double f = frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
+    if (f < 0.70710678118654752)
+        e -= 1;
+    return ldexp(1.0, -e);
+}
+
+__global__ void k_mx_row_scale(int m, int n, const double *A, int lda, double *r)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    double v = 0;
+    for (int j = 0; j < n; j++)
+        v = fmax(v, fabs(A[i + (size_t)j * lda]));
+    r[i] = mx_pow2_inv(v);
+}
+
+/* One block a column. */
+__global__ void k_mx_col_scale(int m, const double *A, int lda, const double *r, double *c)
+{
+    __shared__ double part[MX_THREADS];
+    const double *col = A + (size_t)blockIdx.x * lda;
+    double v = 0;
+    for (int i = threadIdx.x; i < m; i += blockDim.x)
+        v = fmax(v, fabs(r[i] * col[i]));
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w)
+            part[threadIdx.x] = fmax(part[threadIdx.x], part[threadIdx.x + w]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        c[blockIdx.x] = mx_pow2_inv(part[0]);
+}
+
+__global__ void k_mx_d2s_eq(int m, int n, const double *A, int lda, const double *r,
+                            const double *c, float *S, int lds, int *flag)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    double ri = r ? r[i] : 1.0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        double a = ri * A[i + (size_t)j * lda] * (c ? c[j] : 1.0);
+        if (!(fabs(a) <= (double)FLT_MAX))
+            *flag = 1;
+        S[i + (size_t)j * lds] = (float)a;
+    }
+}
+
+__global__ void k_mx_row_mul(int m, int n, const double *v, double *X, int ldx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        X[i + (size_t)j * ldx] *= v[i];
+}
+
+__global__ void k_mx_fold_panel(int k0, int k1, int *ipiv, const int *pinfo, int *info)
+{
+    int k = k0 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < k1)
+        ipiv[k] += k0;
+    if (k == k0 && *info == 0 && *pinfo > 0)
+        *info = *pinfo + k0;
+}
+
+/* Round to TF32 (10 explicit mantissa bits), nearest, ties away. */
+__device__ float mx_tf32(float x)
+{
+    unsigned u = __float_as_uint(x);
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return x; /* Inf, NaN */
+    u = (u + 0x1000u) & 0xffffe000u;
+    return __uint_as_float(u);
+}
+
+__global__ void k_mx_split(int kind, int m, int n, const float *S, int lds, float scale, void *hi,
+                           void *lo)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        float x = S[i + (size_t)j * lds];
+        size_t at = i + (size_t)j * m;
+        if (kind == 0) {
+            float h = mx_tf32(x);
+            ((float *)hi)[at] = h;
+            ((float *)lo)[at] = mx_tf32(x - h);
+        } else if (kind == 1) {
+            ((__half *)hi)[at] = __float2half_rn(x * scale);
+        } else {
+            ((__nv_bfloat16 *)hi)[at] = __float2bfloat16_rn(x * scale);
+        }
+    }
+}
+
+__global__ void k_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *out)
+{
+    __shared__ unsigned part[MX_THREADS];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = 0;
+    if (i < m)
+        for (int j = blockIdx.y; j < n; j += gridDim.y)
+            v = fmaxf(v, fabsf(S[i + (size_t)j * lds]));
+    part[threadIdx.x] = __float_as_uint(v); /* non-negative floats order as their bits */
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w && part[threadIdx.x + w] > part[threadIdx.x])
+            part[threadIdx.x] = part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicMax(out, part[0]);
+}
+
+extern "C" cudaError_t lsk_mx_row_scale(int m, int n, const double *A, int lda, double *d_r,
+                                        cudaStream_t s)
+{
+    if (m <= 0)
+        return cudaSuccess;
+    k_mx_row_scale<<<(m + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(m, n, A, lda, d_r);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_col_scale(int m, int n, const double *A, int lda, const double *d_r,
+                                        double *d_c, cudaStream_t s)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    k_mx_col_scale<<<n, MX_THREADS, 0, s>>>(m, A, lda, d_r, d_c);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_d2s_eq(int m, int n, const double *A, int lda, const double *d_r,
+                                     const double *d_c, float *S, int lds, int *d_flag,
+                                     cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    k_mx_d2s_eq<<<grid_2d(m, n), MX_THREADS, 0, s>>>(m, n, A, lda, d_r, d_c, S, lds, d_flag);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_row_mul(int m, int n, const double *d_v, double *X, int ldx,
+                                      cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    k_mx_row_mul<<<grid_2d(m, n), MX_THREADS, 0, s>>>(m, n, d_v, X, ldx);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_fold_panel(int k0, int k1, int *d_ipiv, const int *d_pinfo,
+                                         int *d_info, cudaStream_t s)
+{
+    if (k1 <= k0)
+        return cudaSuccess;
+    k_mx_fold_panel<<<(k1 - k0 + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(k0, k1, d_ipiv,
+                                                                                  d_pinfo, d_info);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_split(int kind, int m, int n, const float *S, int lds, float scale,
+                                    void *hi, void *lo, cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    k_mx_split<<<grid_2d(m, n), MX_THREADS, 0, s>>>(kind, m, n, S, lds, scale, hi, lo);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *d_max,
+                                       cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    dim3 g = grid_2d(m, n);
+    g.y = g.y < 64 ? g.y : 64; /* each thread walks columns: fewer atomics */
+    k_mx_absmax_f<<<g, MX_THREADS, 0, s>>>(m, n, S, lds, d_max);
+    return cudaGetLastError();
+}

@@ -32,6 +32,33 @@ cudaError_t lsk_mx_add(int m, int n, const double *D, int ldd, double *X, int ld
 cudaError_t lsk_mx_norm_inf(int m, int n, const double *M, int ldm,
                             unsigned long long *d_bits, cudaStream_t s);
 
+/* ---- equilibration and the low-precision LU (mixed_lu.c) ---- */
+/* d_r[i] = 2^-e with 2^e nearest max_j |A(i,j)| (1 for a zero row). */
+cudaError_t lsk_mx_row_scale(int m, int n, const double *A, int lda, double *d_r,
+                             cudaStream_t s);
+/* d_c[j] = 2^-e with 2^e nearest max_i |d_r[i] A(i,j)| (1 for a zero column). */
+cudaError_t lsk_mx_col_scale(int m, int n, const double *A, int lda, const double *d_r,
+                             double *d_c, cudaStream_t s);
+/* S = (float)(d_r[i] A(i,j) d_c[j]) (NULL scales: 1); *d_flag = 1 for an
+ * entry beyond FP32's range. */
+cudaError_t lsk_mx_d2s_eq(int m, int n, const double *A, int lda, const double *d_r,
+                          const double *d_c, float *S, int lds, int *d_flag, cudaStream_t s);
+/* X(i,j) *= d_v[i] (m x n, FP64). */
+cudaError_t lsk_mx_row_mul(int m, int n, const double *d_v, double *X, int ldx, cudaStream_t s);
+/* Panel pivots k0..k1-1 from panel-relative to absolute (+ k0); *d_info =
+ * *d_pinfo + k0 where *d_info is 0 and the panel found a zero pivot. */
+cudaError_t lsk_mx_fold_panel(int k0, int k1, int *d_ipiv, const int *d_pinfo, int *d_info,
+                              cudaStream_t s);
+/* The operands of a low-precision GEMM from an FP32 block (m x n):
+ * kind 0: hi = tf32(S), lo = tf32(S - hi) (FP32 storage);
+ * kind 1: hi = (half)(S * scale); kind 2: hi = (bfloat16)(S * scale); lo unused.
+ * hi and lo are packed m x n (ld m). */
+cudaError_t lsk_mx_split(int kind, int m, int n, const float *S, int lds, float scale, void *hi,
+                         void *lo, cudaStream_t s);
+/* *d_max = max |S(i,j)| over an m x n FP32 block, as float bits (caller zeroes). */
+cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *d_max,
+                            cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,6 +33,7 @@ typedef struct cuda_mx {
     float *T;       /* n x nrhs */
     int *ipiv_s, *ipiv_d, *info; /* low pivots, FP64 pivots, info */
     double *scal;   /* column scales (nrhs), GMRES h (restart + 1) and y (restart) */
+    double *eq_r, *eq_c; /* fp16 / bf16: A was factored as diag(eq_r) A diag(eq_c) */
     unsigned long long *bits; /* two norms */
     int *flag;
 } cuda_mx;
@@ -68,11 +69,19 @@ static int mxc_norms(void *ws, double *anorm, double *bnorm, char *err, size_t e
                   err, errlen);
 }
 
-/* Our LU in FP32 with the trailing GEMMs in the factor precision's math
- * mode, restored afterwards (the handle is the context's). */
+static int split_factor(ls_factor_prec f)
+{
+    return f == LS_FACTOR_TF32X3 || f == LS_FACTOR_BF16 || f == LS_FACTOR_FP16;
+}
+
+/* Our LU in FP32 with the trailing GEMMs in the factor precision: FP32 and
+ * TF32 through the math mode of the context's handle (restored after),
+ * the others through the blocked driver of mixed_lu.c. */
 static int factor_low(cuda_mx *m, char *err, size_t errlen)
 {
     int st = 0, n = m->pb.n;
+    if (split_factor(m->pb.factor))
+        return lsc_mixed_lu(m->c, m->pb.factor, n, m->As, n, m->ipiv_s, m->info, err, errlen);
     cublasMath_t before = CUBLAS_DEFAULT_MATH;
     LSC_BLAS(cublasGetMathMode(m->c->blas, &before));
     if (m->pb.factor == LS_FACTOR_TF32)
@@ -93,7 +102,11 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
     LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
     if (level == LS_MX_LOW) {
         LSC_CUDA(cudaMemsetAsync(m->flag, 0, sizeof(int), s));
-        LSC_CUDA(lsk_mx_d2s(n, n, m->pb.A, m->pb.lda, m->As, n, m->flag, s));
+        if (m->eq_r) { /* powers of two: no rounding, and FP16 cannot overflow */
+            LSC_CUDA(lsk_mx_row_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, s));
+            LSC_CUDA(lsk_mx_col_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, s));
+        }
+        LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->As, n, m->flag, s));
         LSC_CUDA(cudaMemcpyAsync(&flag, m->flag, sizeof flag, cudaMemcpyDeviceToHost, s));
         LSC_CUDA(cudaStreamSynchronize(s));
         if (flag) {
@@ -174,14 +187,21 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
 {
     int st = 0, n = m->pb.n;
     cudaStream_t s = m->c->stream;
+    int eq = level != LS_MX_FP64 && m->eq_r;
+    if (y != x && (eq || level != LS_MX_LOW)) { /* these work on y in place */
+        LSC_CUDA(cudaMemcpyAsync(y, x, (size_t)n * (size_t)c * sizeof(double),
+                                 cudaMemcpyDeviceToDevice, s));
+        x = y;
+    }
+    if (eq) /* M = diag(eq_r)^-1 L U diag(eq_c)^-1 */
+        LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_r, y, n, s));
     if (level == LS_MX_FP64 || level == MXC_LOW_IN_FP64) {
         int fp64 = level == LS_MX_FP64;
-        if (y != x)
-            LSC_CUDA(cudaMemcpyAsync(y, x, (size_t)n * (size_t)c * sizeof(double),
-                                     cudaMemcpyDeviceToDevice, s));
-        st = lsc_getrs_device(m->c, 1, 'N', n, c, fp64 ? m->pb.A : m->Ad, fp64 ? m->pb.lda : n,
-                              fp64 ? m->ipiv_d : m->ipiv_s, y, n, err, errlen);
-        return st;
+        LSC_TRY(lsc_getrs_device(m->c, 1, 'N', n, c, fp64 ? m->pb.A : m->Ad, fp64 ? m->pb.lda : n,
+                                 fp64 ? m->ipiv_d : m->ipiv_s, y, n, err, errlen));
+        if (eq)
+            LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_c, y, n, s));
+        return 0;
     }
     LSC_CUDA(lsk_mx_colmax(n, c, x, n, m->scal, s));
     LSC_CUDA(lsk_mx_d2s_scaled(n, c, x, n, m->scal, m->T, n, s));
@@ -189,6 +209,8 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
     /* x is in T by now, so y may be x */
     LSC_CUDA(cudaMemsetAsync(y, 0, (size_t)n * (size_t)c * sizeof(double), s));
     LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, y, n, s));
+    if (eq)
+        LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_c, y, n, s));
 done:
     return st;
 }
@@ -197,7 +219,7 @@ static int mxc_ir_step(void *ws, int level, char *err, size_t errlen)
 {
     cuda_mx *m = ws;
     int st = 0, n = m->pb.n, c = m->pb.nrhs;
-    if (level == LS_MX_LOW) { /* X += scale * (LU)^-1 (R / scale), straight into X */
+    if (level == LS_MX_LOW && !m->eq_r) { /* X += scale (LU)^-1 (R / scale), straight into X */
         cudaStream_t s = m->c->stream;
         LSC_CUDA(lsk_mx_colmax(n, c, m->R, n, m->scal, s));
         LSC_CUDA(lsk_mx_d2s_scaled(n, c, m->R, n, m->scal, m->T, n, s));
@@ -331,18 +353,20 @@ static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_
     case LS_FACTOR_FP32:
         return 0;
     case LS_FACTOR_TF32:
-        if (c->prop.major >= 8)
+    case LS_FACTOR_TF32X3:
+    case LS_FACTOR_BF16:
+    case LS_FACTOR_FP16: {
+        int need = pb->factor == LS_FACTOR_FP16 ? 7 : 8; /* FP16 MMA from Volta, the rest Ampere */
+        if (c->prop.major >= need)
             return 0;
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
-                        "factor precision tf32 needs TF32 tensor cores (compute capability 8.0 "
-                        "or newer); %s is %d.%d",
-                        c->name, c->prop.major, c->prop.minor);
+                        "factor precision %s needs tensor cores of compute capability %d.0 or "
+                        "newer; %s is %d.%d",
+                        ls_factor_name(pb->factor), need, c->name, c->prop.major, c->prop.minor);
+    }
     default:
-        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
-                        "factor precision %s is not available on the cuda backend yet (it has "
-                        "fp32 and tf32): its trailing updates need split or scaled GEMMs that "
-                        "the LU's cuBLAS calls do not make",
-                        ls_factor_name(pb->factor) ? ls_factor_name(pb->factor) : "?");
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "factor precision %d is unknown",
+                        (int)pb->factor);
     }
 }
 
@@ -376,8 +400,14 @@ int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, v
     m->flag = m->info + 1;
     /* column scales, GMRES h and y, then the two norms' bits */
     size_t nscal = (size_t)nrhs + 2 * (size_t)m1;
-    LSC_TRY(lsc_malloc((void **)&m->scal, nscal + 2, sizeof(double), err, errlen));
+    int eq = pb->factor == LS_FACTOR_FP16 || pb->factor == LS_FACTOR_BF16;
+    LSC_TRY(lsc_malloc((void **)&m->scal, nscal + 2 + (eq ? 2 * (size_t)n : 0), sizeof(double),
+                       err, errlen));
     m->bits = (unsigned long long *)(m->scal + nscal);
+    if (eq) {
+        m->eq_r = m->scal + nscal + 2;
+        m->eq_c = m->eq_r + n;
+    }
     *ops = &cuda_mx_ops;
     *ws = m;
     return 0;

@@ -8,12 +8,19 @@
 extern "C" {
 #endif
 
+struct ls_cuda_ctx; /* cuda_backend.h */
+
 /* The backend's mixed_open slot: resolves pb->factor (auto: fp32 below
  * n = 2048, tf32 above), allocates the device workspace, returns the
  * operations (core/mixed.h). */
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
 
+/* LU of the FP32 matrix A (n x n) with the trailing updates in f's
+ * precision (tf32x3, fp16 or bf16; mixed_lu.c); pivots and info as
+ * lsc_getrf_device (d_info zeroed by the caller). */
+int lsc_mixed_lu(struct ls_cuda_ctx *c, ls_factor_prec f, int n, float *A, int lda, int *d_ipiv,
+                 int *d_info, char *err, size_t errlen);
 /* The perf request "mixed_vs_peer" (perf/mixed_vs_peer.c; in and out in
  * core/perf_mixed.h): ours against cuSOLVER's dgetrf and IRS solvers. */
 int lsc_perf_mixed_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);

@@ -21,14 +21,14 @@ typedef struct mx_case {
     double scale;   /* A is multiplied by this (1: as generated) */
 } mx_case;
 
-static void mx_header(void)
+static inline void mx_header(void)
 {
     printf("%6s %5s  %-24s %-6s %-5s %5s %6s %12s  %s\n", "N", "NRHS", "factor/refine cond",
            "backend", "path", "iters", "inner", "residual", "status");
 }
 
 /* Print the result's history on one line. */
-static void mx_print_history(const ls_mixed_result *r)
+static inline void mx_print_history(const ls_mixed_result *r)
 {
     printf("         history:");
     for (int i = 0; i < r->history_len; i++)
@@ -36,7 +36,7 @@ static void mx_print_history(const ls_mixed_result *r)
     printf("%s\n", r->fell_back ? "  -> fell back to fp64" : "");
 }
 
-static int mx_all_finite(int n, int nrhs, const double *X)
+static inline int mx_all_finite(int n, int nrhs, const double *X)
 {
     for (size_t i = 0; i < (size_t)n * nrhs; i++)
         if (!isfinite(X[i]))
@@ -50,16 +50,31 @@ static int mx_all_finite(int n, int nrhs, const double *X)
  * fell_back where must_fall says the low precision cannot succeed unless
  * it really did converge (its residual is then checked all the same); A
  * unchanged unless fell_back; X finite. */
-static int mx_run_case(ls_context *ctx, const mx_case *c, uint64_t seed)
+static inline int mx_run_case_on(ls_context *ctx, const mx_case *c, const double *Agen, int lda,
+                          uint64_t seed);
+
+static inline int mx_run_case(ls_context *ctx, const mx_case *c, uint64_t seed)
 {
-    int n = c->n, nrhs = c->nrhs, lda = n + 2;
+    int lda = c->n + 2;
+    double *A = lt_doubles((size_t)lda * c->n);
+    ls_generate(LS_GEN_RANDSVD, c->n, A, lda, seed, c->cond);
+    int fail = mx_run_case_on(ctx, c, A, lda, seed);
+    free(A);
+    return fail;
+}
+
+/* As mx_run_case on a matrix made by the caller (scaled by c->scale here),
+ * so that one costly randsvd serves several factor precisions. */
+static inline int mx_run_case_on(ls_context *ctx, const mx_case *c, const double *Agen, int lda,
+                          uint64_t seed)
+{
+    int n = c->n, nrhs = c->nrhs;
     double *A = lt_doubles((size_t)lda * n), *A0 = lt_doubles((size_t)lda * n);
     double *B = lt_doubles((size_t)n * nrhs), *X = lt_doubles((size_t)n * nrhs);
     int *ipiv = lt_xmalloc(sizeof(int) * (size_t)n);
-    ls_generate(LS_GEN_RANDSVD, n, A, lda, seed, c->cond);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++)
-            A[i + (size_t)j * lda] *= c->scale;
+            A[i + (size_t)j * lda] = Agen[i + (size_t)j * lda] * c->scale;
     ls_fill_random(n, nrhs, B, n, seed + 1);
     for (size_t k = 0; k < (size_t)lda * n; k++)
         A0[k] = A[k];
