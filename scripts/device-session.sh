@@ -8,7 +8,8 @@
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
 #   profile_lu (PROFILE_N), refine_cuda, opencl_nvidia, variants (VARIANTS,
-#   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), python_gpu (PYTHON_GPU),
+#   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
+#   python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -205,6 +206,17 @@ if want lu_vs_cusolver; then
     --sizes "${LU_VS_SIZES:-256,512,1024,2048,4096,8192,16384,32768}" --precision double,single \
     --repeat "${LU_VS_REPEAT:-9}" --csv "$OUTD/lu-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(double|single)" "$OUTD/lu-vs-cusolver.txt" | tee -a "$SUM"
+fi
+# --precision mixed (issue 11): its GPU tests, then ours against cuSOLVER's
+# dgetrf and IRS solvers (MIXED_SIZES; CSV for bench/results/h100/).
+if want mixed; then
+  run mixed_tests 240 "$OUTD/mixed_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_mixed$' -V \
+    --timeout 230
+  grep -E "failed|FAILED|failure|Skipped|Passed" "$OUTD/mixed_ctest.txt" | tail -30 | tee -a "$SUM"
+  run mixed_vs_cusolver 420 "$OUTD/mixed-vs-cusolver.txt" "$LS" bench --mixed-vs-cusolver \
+    --sizes "${MIXED_SIZES:-4096,8192,16384,32768}" --repeat "${MIXED_REPEAT:-5}" \
+    --csv "$OUTD/mixed-vs-cusolver.csv"
+  grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
 # The Python package on the GPU: its pytest suite (CUDA tests included) with
 # the Python that has torch and cupy, then linsolve vs torch.linalg.solve.

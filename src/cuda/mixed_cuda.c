@@ -122,6 +122,7 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
         m->Ad = NULL;
         char why[LS_ERRLEN];
         if (lsc_malloc((void **)&m->A0, (size_t)n * (size_t)n, sizeof(double), why, sizeof why)) {
+            (void)cudaGetLastError(); /* no room for the copy: no residual check, said */
             m->A0 = NULL;
             *kept = 0;
         } else {
