@@ -10,6 +10,7 @@
 #include "progress_ticker.h"
 #include "solve_mixed.h"
 #include "solve_report.h"
+#include "solve_batched.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
 #define LS_CLI_BIG_FILE_BYTES (100.0 * 1024 * 1024)
@@ -82,6 +83,12 @@ static void solve_help(FILE *out)
             "  --verbose            add the source location to error messages (as the\n"
             "                       environment variable LS_DEBUG=1 does)\n"
             "  -h, --help           this text\n"
+            "\n"
+            "Stacks: when A is a 3-D .npy of shape (batch, n, n) and B one of shape\n"
+            "(batch, n) or (batch, n, k), every system is solved at once (batched\n"
+            "gesv, C- or Fortran-order); X keeps B's shape, NaN for a singular system.\n"
+            "The report gives systems/s, GB/s and the singular systems (--json: their\n"
+            "indices); exit status 3 when any system is singular.\n"
             "\n"
             "Exit status: 0 solved and residual <= 30; 1 usage error; 2 invalid input\n"
             "(unreadable, malformed, non-square A, B rows != n, non-finite entries);\n"
@@ -434,6 +441,11 @@ int ls_cmd_solve(int argc, char **argv)
             }
         }
         return LS_EXIT_USAGE;
+    }
+    if (ls_cli_is_stack(args.a_path)) { /* A of shape (batch, n, n): solve_batched.c */
+        ls_batched_cli bc = {args.a_path, args.b_path, args.out_path, args.backend, args.device,
+                             args.precision_auto, args.opt.precision, args.json, args.quiet};
+        return ls_cmd_solve_batched(&bc);
     }
     res.method = args.opt.method;
     res.precision = args.opt.precision;

@@ -76,4 +76,17 @@ void ls_io_snippet(const char *text, size_t len, char *out, size_t outlen);
 int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen);
 int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen);
 
+/* The .npy header as the stack reader (npy_stack.c) needs it: the parsed
+ * dict of a file opened at its start, the data's first byte at src->offset. */
+typedef struct ls_npy_desc {
+    char kind;    /* 'f', 'i' or 'u' */
+    int itemsize; /* bytes */
+    int little, fortran;
+    int ndim;     /* dims holds the first 3 */
+    long long dims[3];
+} ls_npy_desc;
+int ls_npy_read_desc(ls_io_src *src, ls_npy_desc *d, char *err, size_t errlen);
+/* One element of the file as a double. */
+double ls_npy_element(const unsigned char *p, const ls_npy_desc *d);
+
 #endif

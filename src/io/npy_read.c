@@ -504,3 +504,25 @@ int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
     m->nnz = (long long)rows * cols;
     return 0;
 }
+
+int ls_npy_read_desc(ls_io_src *src, ls_npy_desc *d, char *err, size_t errlen)
+{
+    npy_header h;
+    memset(&h, 0, sizeof h);
+    int st = read_header(src, &h, err, errlen);
+    if (st)
+        return st;
+    snprintf(src->dtype, sizeof src->dtype, "%c%d", h.kind, h.itemsize);
+    d->kind = h.kind, d->itemsize = h.itemsize, d->little = h.little, d->fortran = h.fortran;
+    d->ndim = h.ndim;
+    memcpy(d->dims, h.dims, sizeof d->dims);
+    return 0;
+}
+
+double ls_npy_element(const unsigned char *p, const ls_npy_desc *d)
+{
+    npy_header h;
+    memset(&h, 0, sizeof h);
+    h.kind = d->kind, h.itemsize = d->itemsize, h.little = d->little;
+    return load_element(p, &h);
+}

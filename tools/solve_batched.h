@@ -1,0 +1,22 @@
+/* `linsolve solve` on a stack: A a 3-D .npy (batch, n, n), B (batch, n) or
+ * (batch, n, k), solved with ls_?gesv_batched (solve_batched.c). */
+#ifndef LS_TOOLS_SOLVE_BATCHED_H
+#define LS_TOOLS_SOLVE_BATCHED_H
+
+#include "linsolve.h"
+
+typedef struct ls_batched_cli {
+    const char *a_path, *b_path, *out_path; /* b_path, out_path may be NULL */
+    ls_backend_kind backend;
+    int device;          /* -1: the backend's default */
+    int precision_auto;  /* follow A's dtype (f4: single) */
+    ls_precision precision;
+    int json, quiet;
+} ls_batched_cli;
+
+/** Is path a .npy file holding a 3-D array (a stack of matrices)? */
+int ls_cli_is_stack(const char *path);
+/** Solve the stack and report; returns the tool's exit status. */
+int ls_cmd_solve_batched(const ls_batched_cli *a);
+
+#endif
