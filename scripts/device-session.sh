@@ -149,6 +149,10 @@ if want sanitize_lu; then
       "$BUILD/bin/test_cuda_solve" --sanitize-method lu
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUTD/sanitizer.txt" | tail -1 | tee -a "$SUM"
   done
+  # the look-ahead driver (n >= 1536): memcheck only, it is the slow one
+  run sanitize_lu_lookahead 150 "$OUTD/sanitizer.txt" env LS_SANITIZE_EXTRA_N=1600 "$SAN" \
+    --tool memcheck --error-exitcode 99 "$BUILD/bin/test_cuda_solve" --sanitize-method lu
+  grep -E "ERROR SUMMARY" "$OUTD/sanitizer.txt" | tail -1 | tee -a "$SUM"
 fi
 # The NVIDIA GPU's OpenCL device index (PoCL may be listed first).
 if want opencl_nvidia || want opencl_bench; then

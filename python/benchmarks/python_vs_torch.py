@@ -5,7 +5,8 @@ against torch.linalg.solve on CUDA tensors in the same run.
 
 --overhead writes n,linsolve_us,numpy_us (median of repeated solves of one
 right-hand side from NumPy, n = 8 ... 1024). --torch writes
-n,precision,linsolve_ms,torch_ms,ratio (ratio = linsolve / torch; each the
+n,precision,linsolve_ms,torch_ms,ratio (ratio = torch / linsolve, above 1 when
+linsolve is faster, as in lu-vs-cusolver.csv; each the
 median of --repeat solves of A X = B with one right-hand side after a warm-up,
 timed with the device synchronised); it needs PyTorch with a CUDA device.
 """
@@ -63,9 +64,9 @@ def versus_torch(path, sizes, repeat):
                 # check=False: no residual or info read-back, as torch does none
                 tl = _median_time(lambda: linsolve.solve(a, b, check=False), repeat, sync)
                 tt = _median_time(lambda: torch.linalg.solve(a, b), repeat, sync)
-                w.writerow([n, prec, f"{tl * 1e3:.3f}", f"{tt * 1e3:.3f}", f"{tl / tt:.3f}"])
+                w.writerow([n, prec, f"{tl * 1e3:.3f}", f"{tt * 1e3:.3f}", f"{tt / tl:.3f}"])
                 print(f"n={n:6d} {prec:6s} linsolve {tl * 1e3:9.3f} ms  torch {tt * 1e3:9.3f} ms"
-                      f"  ratio {tl / tt:.3f}", flush=True)
+                      f"  ratio {tt / tl:.3f}", flush=True)
                 a = b = None  # free the device memory before the next size
                 torch.cuda.empty_cache()
 

@@ -340,10 +340,11 @@ static int lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, 
 }
 
 /* The look-ahead driver (cuSOLVER panel beside our trailing update) from
- * this size on; below it the recursive driver with one-SM leaves wins (H100:
- * 3.07 vs 3.72 ms at 1024, 8.42 vs 8.86 at 2048; 21.5 vs 20.4 at 4096).
+ * this size on; below it the recursive driver with one-SM leaves wins. H100,
+ * both replayed as graphs, the look-ahead's interchanges gathered: 2.51 vs
+ * 2.56 ms at 1024, 6.82 vs 6.12 at 2048, 19.3 vs 15.1 at 4096 (FP64).
  * LS_CUDA_LU_DRIVER=recursive|lookahead forces one. */
-#define LSC_LOOKAHEAD_MIN 4096
+#define LSC_LOOKAHEAD_MIN 1536
 static int use_lookahead(int kmin)
 {
     const char *d = getenv("LS_CUDA_LU_DRIVER");

@@ -4,7 +4,8 @@
  * inputs that are singular in the working precision). Modes:
  *   --method NAME      the sweep for one method (n in 1..4097, nrhs 1 and 7)
  *   --sanitize         every method at n in {1, 33, 64}, nrhs in {1, 3}
- *   --sanitize-method M  method M at n in {1, 33, 64, 257}, nrhs in {1, 3}
+ *   --sanitize-method M  method M at n in {1, 33, 64, 257}, nrhs in {1, 3}, and
+ *                      at n = $LS_SANITIZE_EXTRA_N when set
  *   --singular         exactly singular input: info > 0 as the CPU says
  *   --pivot-none       the seed methods without pivoting on diagdom
  *   --getrf            the backend's getrf slot against the CPU getrf
@@ -364,14 +365,16 @@ int main(int argc, char **argv)
                 fails += sweep(ctx, direct_methods[mi], sizes, 3, nrhss, 2, 1, 1);
             fails += sweep(ctx, LS_METHOD_BICGSTAB, sizes, 3, nrhss, 2, 1, 1);
         } else if (!strcmp(argv[a], "--sanitize-method") && a + 1 < argc) {
-            /* one method, up to a multi-block, multi-leaf size */
+            /* one method, up to a multi-block, multi-leaf size; one more size
+             * from LS_SANITIZE_EXTRA_N (lu's look-ahead driver starts at 1536) */
             ls_method m;
-            int sizes[] = {1, 33, 64, 257}, nrhss[] = {1, 3};
+            const char *extra = getenv("LS_SANITIZE_EXTRA_N");
+            int sizes[] = {1, 33, 64, 257, extra ? atoi(extra) : 0}, nrhss[] = {1, 3};
             if (ls_method_parse(argv[++a], &m) != 0) {
                 fails += lt_check(0, "unknown method %s", argv[a]);
                 continue;
             }
-            fails += sweep(ctx, m, sizes, 4, nrhss, 2, 1, 1);
+            fails += sweep(ctx, m, sizes, sizes[4] > 0 ? 5 : 4, nrhss, 2, 1, 1);
         } else if (!strcmp(argv[a], "--singular")) {
             fails += test_singular(ctx);
         } else if (!strcmp(argv[a], "--pivot-none")) {
