@@ -208,11 +208,13 @@ int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
     }
     if ((st = o->factor(ws, LS_MX_LOW, &info, &kept, err, errlen)))
         return st;
+    if (o->factor_used)
+        res->factor = o->factor_used(ws);
     if (info == LS_MX_INFO_RANGE)
-        snprintf(low_note, sizeof low_note, "A does not fit %s", prec_word(pb->factor));
+        snprintf(low_note, sizeof low_note, "A does not fit %s", prec_word(res->factor));
     else if (info > 0)
         snprintf(low_note, sizeof low_note, "the %s factors have a zero pivot at column %d",
-                 prec_word(pb->factor), info);
+                 prec_word(res->factor), info);
     else if ((st = refine_low(&r, opts, &done, &why)))
         return st;
     else if (!done)
@@ -221,13 +223,13 @@ int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
     if (done) {
         snprintf(res->message, sizeof res->message,
                  "%s factors, %s refinement: scaled residual %.3g <= 30 after %d step(s)",
-                 prec_word(pb->factor), ls_refine_name(res->refine), res->residual,
+                 prec_word(res->factor), ls_refine_name(res->refine), res->residual,
                  res->iterations);
         return o->pivots(ws, LS_MX_LOW, err, errlen);
     }
     if (!opts->fallback) {
         snprintf(res->message, sizeof res->message, "%s refinement did not converge: %s",
-                 prec_word(pb->factor), low_note);
+                 prec_word(res->factor), low_note);
         if (!isfinite(res->residual))
             o->zero_x(ws, err, errlen);
         if ((st = o->pivots(ws, LS_MX_LOW, err, errlen)))

@@ -66,6 +66,9 @@ typedef struct ls_mixed_ops {
     int (*pivots)(void *ws, int level, char *err, size_t errlen);
     /* Release the workspace. */
     void (*close)(void *ws);
+    /* optional: the low precision the factors are in, when the backend
+     * changed it while factoring (auto's escalation); NULL -> pb->factor. */
+    ls_factor_prec (*factor_used)(void *ws);
 } ls_mixed_ops;
 
 /* A backend's entry: resolve pb->factor (LS_EUNSUPPORTED naming it when

@@ -292,7 +292,8 @@ static void mx_close(void *ws)
 
 static const ls_mixed_ops cpu_mx_ops = {mx_norms,     mx_factor,  mx_start,  mx_residual,
                                         mx_ir_step,   mx_gm_start, mx_gm_step, mx_gm_update,
-                                        mx_zero_x,    mx_pivots,  mx_close};
+                                        mx_zero_x,    mx_pivots,  mx_close,
+                                        NULL /* FP32 only: nothing to escalate */};
 
 int ls_cpu_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                       char *err, size_t errlen)

@@ -374,3 +374,22 @@ extern "C" cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, un
     k_mx_absmax_f<<<g, MX_THREADS, 0, s>>>(m, n, S, lds, d_max);
     return cudaGetLastError();
 }
+
+__global__ void k_mx_diag_minmax(int n, const float *A, int lda, unsigned *mm)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    unsigned b = __float_as_uint(fabsf(A[i + (size_t)i * lda]));
+    atomicMin(mm, b);
+    atomicMax(mm + 1, b);
+}
+
+extern "C" cudaError_t lsk_mx_diag_minmax(int n, const float *A, int lda, unsigned *d_mm,
+                                          cudaStream_t s)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    k_mx_diag_minmax<<<(n + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(n, A, lda, d_mm);
+    return cudaGetLastError();
+}

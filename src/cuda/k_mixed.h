@@ -59,6 +59,11 @@ cudaError_t lsk_mx_split(int kind, int m, int n, const float *S, int lds, float 
 cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *d_max,
                             cudaStream_t s);
 
+/* d_mm[0] = bits of min_i |A(i,i)|, d_mm[1] = bits of max_i |A(i,i)| over
+ * n diagonal entries of an FP32 matrix; the caller sets d_mm[0] to +Inf's
+ * bits (0x7f800000) and d_mm[1] to 0 first. */
+cudaError_t lsk_mx_diag_minmax(int n, const float *A, int lda, unsigned *d_mm, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,11 @@
 /* Below this order the tensor cores save too little to pay for the extra
  * refinement steps TF32's 2^-11 costs: auto factors in FP32. */
 #define MXC_TF32_MIN_N 2048
+/* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
+ * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
+ * crawl, and auto factors again with tf32x3 (FP32-accurate products). A
+ * heuristic: U's diagonal spread is a lower estimate of cond(A). */
+#define MXC_ESCALATE 1.0
 /* The low solve in FP64 arithmetic on the low factors (GMRES-IR): GMRES
  * needs M^-1 A applied accurately, which FP32 triangular solves are not
  * once cond(A) u32 nears 1. */
@@ -34,6 +39,7 @@ typedef struct cuda_mx {
     int *ipiv_s, *ipiv_d, *info; /* low pivots, FP64 pivots, info */
     double *scal;   /* column scales (nrhs), GMRES h (restart + 1) and y (restart) */
     double *eq_r, *eq_c; /* fp16 / bf16: A was factored as diag(eq_r) A diag(eq_c) */
+    int auto_pick;       /* the caller asked for auto: tf32 may escalate to tf32x3 */
     unsigned long long *bits; /* two norms */
     int *flag;
 } cuda_mx;
@@ -74,6 +80,37 @@ static int split_factor(ls_factor_prec f)
     return f == LS_FACTOR_TF32X3 || f == LS_FACTOR_BF16 || f == LS_FACTOR_FP16;
 }
 
+/* auto, after the TF32 factorization: U's diagonal spread as a cheap
+ * estimate of cond(A); too large for TF32's refinement -> tf32x3 instead. */
+static int maybe_escalate(cuda_mx *m, char *err, size_t errlen)
+{
+    int st = 0, n = m->pb.n, info = 0;
+    unsigned mm[2] = {0x7f800000u, 0};
+    float lo = 0, hi = 0;
+    cudaStream_t s = m->c->stream;
+    unsigned *d_mm = (unsigned *)m->flag + 1; /* beside the range flag */
+    LSC_CUDA(cudaMemcpyAsync(d_mm, mm, sizeof mm, cudaMemcpyHostToDevice, s));
+    LSC_CUDA(lsk_mx_diag_minmax(n, m->As, n, d_mm, s));
+    LSC_CUDA(cudaMemcpyAsync(mm, d_mm, sizeof mm, cudaMemcpyDeviceToHost, s));
+    LSC_CUDA(cudaMemcpyAsync(&info, m->info, sizeof info, cudaMemcpyDeviceToHost, s));
+    LSC_CUDA(cudaStreamSynchronize(s));
+    memcpy(&lo, &mm[0], sizeof lo);
+    memcpy(&hi, &mm[1], sizeof hi);
+    if (info != 0 || !(lo > 0) || (double)hi / (double)lo * 0x1p-11 <= MXC_ESCALATE)
+        return 0; /* a zero pivot is the fallback's business; else TF32 will do */
+    m->pb.factor = LS_FACTOR_TF32X3;
+    LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
+    LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, NULL, NULL, m->As, n, m->flag, s));
+    st = lsc_mixed_lu(m->c, LS_FACTOR_TF32X3, n, m->As, n, m->ipiv_s, m->info, err, errlen);
+done:
+    return st;
+}
+
+static ls_factor_prec mxc_factor_used(void *ws)
+{
+    return ((cuda_mx *)ws)->pb.factor;
+}
+
 /* Our LU in FP32 with the trailing GEMMs in the factor precision: FP32 and
  * TF32 through the math mode of the context's handle (restored after),
  * the others through the blocked driver of mixed_lu.c. */
@@ -88,6 +125,8 @@ static int factor_low(cuda_mx *m, char *err, size_t errlen)
         LSC_BLAS(cublasSetMathMode(m->c->blas, CUBLAS_TF32_TENSOR_OP_MATH));
     st = lsc_getrf_device(m->c, 0, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
     cublasSetMathMode(m->c->blas, before);
+    if (st == 0 && m->auto_pick && m->pb.factor == LS_FACTOR_TF32)
+        st = maybe_escalate(m, err, errlen);
 done:
     return st;
 }
@@ -342,7 +381,7 @@ static void mxc_close(void *ws)
 static const ls_mixed_ops cuda_mx_ops = {mxc_norms,    mxc_factor,   mxc_start,
                                          mxc_residual, mxc_ir_step,  mxc_gm_start,
                                          mxc_gm_step,  mxc_gm_update, mxc_zero_x,
-                                         mxc_pivots,   mxc_close};
+                                         mxc_pivots,   mxc_close,    mxc_factor_used};
 
 /* auto: FP32 for small n, TF32 above; what the device cannot do, by name. */
 static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_t errlen)
@@ -381,6 +420,7 @@ int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, v
     *ops = NULL;
     *ws = NULL;
     LSC_CUDA(cudaSetDevice(c->device));
+    int auto_pick = pb->factor == LS_FACTOR_AUTO;
     LSC_TRY(resolve_factor(c, pb, err, errlen));
     LSC_TRY(lsc_need_add(&need, nn, sizeof(float), err, errlen));
     LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)(nrhs + m1), sizeof(double), err, errlen));
@@ -390,12 +430,13 @@ int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, v
         return LSC_FAIL(err, errlen, LS_ENOMEM, "no host memory for the mixed solver");
     m->c = c;
     m->pb = *pb;
+    m->auto_pick = auto_pick;
     LSC_TRY(lsc_malloc((void **)&m->As, nn, sizeof(float), err, errlen));
     LSC_TRY(lsc_malloc((void **)&m->R, (size_t)n * (size_t)nrhs, sizeof(double), err, errlen));
     LSC_TRY(lsc_malloc((void **)&m->V, (size_t)n * (size_t)m1, sizeof(double), err, errlen));
     LSC_TRY(lsc_malloc((void **)&m->T, (size_t)n * (size_t)nrhs, sizeof(float), err, errlen));
-    /* pivots (low, FP64), info and the range flag in one piece */
-    LSC_TRY(lsc_malloc((void **)&m->ipiv_s, 2 * (size_t)n + 2, sizeof(int), err, errlen));
+    /* pivots (low, FP64), info, the range flag and auto's diagonal min/max in one piece */
+    LSC_TRY(lsc_malloc((void **)&m->ipiv_s, 2 * (size_t)n + 4, sizeof(int), err, errlen));
     m->ipiv_d = m->ipiv_s + n;
     m->info = m->ipiv_d + n;
     m->flag = m->info + 1;
