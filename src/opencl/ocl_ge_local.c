@@ -53,11 +53,7 @@ int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
     CL_CHECK(clFinish(c->queue));
     LS_CHECK(ocl_read_info(c, b.info, &info, err, errlen));
     rep->t_factor = ocl_now() - t0;
-    t0 = ocl_now();
-    if (info == 0)
-        LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
-    LS_CHECK(ocl_read_ipiv(c, s.n, b.piv, job->ipiv, err, errlen));
-    rep->t_d2h = ocl_now() - t0;
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
     st = info;
 done:
     if (kern)

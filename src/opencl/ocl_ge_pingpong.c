@@ -215,12 +215,7 @@ int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ls_report *rep, char *e
     } else {
         LS_CHECK(run_buffer(c, &s, job, &b, rep, &info, err, errlen));
     }
-    double t0 = ocl_now();
-    if (info == 0)
-        LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
-    LS_CHECK(ocl_read_ipiv(c, s.n, b.piv, job->ipiv, err, errlen));
-    rep->t_d2h = ocl_now() - t0;
-    /* Each frame writes its whole trailing block to the other buffer. */
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
     st = info;
 done:
     ocl_rm_release(&b);

@@ -81,13 +81,8 @@ int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, 
         LS_CHECK(ocl_back_substitute(c, &r, &s, b.M, b.M, 0, b.X, err, errlen));
         CL_CHECK(clFinish(c->queue));
         rep->t_solve = ocl_now() - t0;
-        t0 = ocl_now();
-        LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
-    } else {
-        t0 = ocl_now();
     }
-    LS_CHECK(ocl_read_ipiv(c, n, b.piv, job->ipiv, err, errlen));
-    rep->t_d2h = ocl_now() - t0;
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
     st = info;
 done:
     if (kern)

@@ -77,11 +77,7 @@ int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
         CL_CHECK(clFinish(c->queue));
         rep->t_solve = ocl_now() - t0;
     }
-    t0 = ocl_now();
-    if (info == 0)
-        LS_CHECK(ocl_read_x(c, &s, b.X, job, err, errlen));
-    LS_CHECK(ocl_read_ipiv(c, n, b.piv, job->ipiv, err, errlen));
-    rep->t_d2h = ocl_now() - t0;
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
     st = info;
 done:
     if (step_k)

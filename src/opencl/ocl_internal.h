@@ -154,6 +154,9 @@ typedef struct ocl_rm_buffers {
 int ocl_rm_alloc(ocl_ctx *c, const ocl_system *s, ocl_rm_buffers *b, char *err, size_t errlen);
 void ocl_rm_release(ocl_rm_buffers *b);
 /* Pack [A | B], upload it into M, zero info; fills rep->t_h2d. */
+/* Read X back (only when info is 0, as LAPACK) and the pivots; fills rep->t_d2h. */
+int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, const ls_job *job,
+                    int info, ls_report *rep, char *err, size_t errlen);
 int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, cl_mem info,
                   ls_report *rep, char *err, size_t errlen);
 

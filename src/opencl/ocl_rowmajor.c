@@ -220,3 +220,16 @@ done:
     free(host);
     return st;
 }
+
+int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, const ls_job *job,
+                    int info, ls_report *rep, char *err, size_t errlen)
+{
+    int st = 0;
+    double t0 = ocl_now();
+    if (info == 0)
+        LS_CHECK(ocl_read_x(c, s, b->X, job, err, errlen));
+    LS_CHECK(ocl_read_ipiv(c, s->n, b->piv, job->ipiv, err, errlen));
+    rep->t_d2h = ocl_now() - t0;
+done:
+    return st;
+}
