@@ -633,8 +633,9 @@ typedef struct ls_mixed_result {
  *                     when res->fell_back is 1
  * @param[out]    ipiv n pivots of the factors used (low precision or FP64)
  * @param[in]     B    n x nrhs, ldb >= max(1,n); not modified
- * @param[out]    X    n x nrhs, ldx >= max(1,n); never NaN or Inf: zeros on
- *                     any non-zero return
+ * @param[out]    X    n x nrhs, ldx >= max(1,n); never NaN or Inf: zeros
+ *                     when no answer was found (info > 0, non-finite input
+ *                     or iterate, a device failure)
  * @param[in]     opts options (NULL: defaults)
  * @param[out]    res  what happened (may be NULL)
  * @return 0 (residual <= 30); -i for argument i (ctx not counted);

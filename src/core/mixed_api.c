@@ -103,6 +103,23 @@ static int run_ops(ls_mixed_open_fn open, void *bctx, ls_mixed_problem *pb,
     return st;
 }
 
+/* cols columns of n doubles between a leading dimension of n and ld: one
+ * copy when they coincide, else one a column. */
+static int copy_cols(ls_context *ctx, double *dst, int ldd, const double *src, int lds, int n,
+                     int cols)
+{
+    const ls_backend_iface *f = ctx->iface;
+    size_t es = sizeof(double);
+    if (ldd == n && lds == n)
+        return f->dev_copy(ctx->bctx, dst, src, (size_t)n * (size_t)cols * es, ctx->error,
+                           sizeof ctx->error);
+    int st = 0;
+    for (int j = 0; !st && j < cols; j++)
+        st = f->dev_copy(ctx->bctx, dst + (size_t)j * ldd, src + (size_t)j * lds, (size_t)n * es,
+                         ctx->error, sizeof ctx->error);
+    return st;
+}
+
 /* Host arrays on a context with device operations: A, B up; X, the
  * pivots and (after a fallback) the factors down. */
 static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_opts *o,
@@ -118,12 +135,10 @@ static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_
         st = f->dev_malloc(ctx->bctx, (void **)&dB, nb * es, err, errlen);
     if (!st)
         st = f->dev_malloc(ctx->bctx, (void **)&dX, nb * es, err, errlen);
-    for (int j = 0; !st && j < hp->n; j++)
-        st = f->dev_copy(ctx->bctx, dA + (size_t)j * hp->n, hp->A + (size_t)j * hp->lda,
-                         (size_t)hp->n * es, err, errlen);
-    for (int j = 0; !st && j < hp->nrhs; j++)
-        st = f->dev_copy(ctx->bctx, dB + (size_t)j * hp->n, hp->B + (size_t)j * hp->ldb,
-                         (size_t)hp->n * es, err, errlen);
+    if (!st)
+        st = copy_cols(ctx, dA, hp->n, hp->A, hp->lda, hp->n, hp->n);
+    if (!st)
+        st = copy_cols(ctx, dB, hp->n, hp->B, hp->ldb, hp->n, hp->nrhs);
     if (!st) {
         ls_mixed_problem dp = *hp;
         dp.A = dA;
@@ -136,15 +151,16 @@ static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_
         hp->factor = dp.factor;
         /* X is zeros on a failure, never garbage: copy it whenever it exists */
         int copy_st = 0;
-        for (int j = 0; !copy_st && (st >= 0 || st == LS_NOT_CONVERGED) && j < hp->nrhs; j++)
-            copy_st = f->dev_copy(ctx->bctx, hp->X + (size_t)j * hp->ldx, dX + (size_t)j * hp->n,
-                                  (size_t)hp->n * es, err, errlen);
-        for (int j = 0; !copy_st && res->fell_back && st >= 0 && j < hp->n; j++)
-            copy_st = f->dev_copy(ctx->bctx, hp->A + (size_t)j * hp->lda, dA + (size_t)j * hp->n,
-                                  (size_t)hp->n * es, err, errlen);
+        if (st >= 0 || st == LS_NOT_CONVERGED)
+            copy_st = copy_cols(ctx, hp->X, hp->ldx, dX, hp->n, hp->n, hp->nrhs);
+        if (!copy_st && res->fell_back && st >= 0)
+            copy_st = copy_cols(ctx, hp->A, hp->lda, dA, hp->n, hp->n, hp->n);
         if (copy_st)
             st = copy_st;
     }
+    if (st < 0) /* no answer came back: the caller's X says so with zeros */
+        for (int j = 0; j < hp->nrhs; j++)
+            memset(hp->X + (size_t)j * hp->ldx, 0, (size_t)hp->n * es);
     f->dev_free(ctx->bctx, dA, err, errlen);
     f->dev_free(ctx->bctx, dB, err, errlen);
     f->dev_free(ctx->bctx, dX, err, errlen);
