@@ -393,3 +393,50 @@ extern "C" cudaError_t lsk_mx_diag_minmax(int n, const float *A, int lda, unsign
     k_mx_diag_minmax<<<(n + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(n, A, lda, d_mm);
     return cudaGetLastError();
 }
+
+#define MX_NORM_CHUNK 256 /* columns a block sums */
+
+__global__ void k_mx_rowsum_chunk(int m, int n, const double *M, int ldm, double *sums)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j0 = blockIdx.y * MX_NORM_CHUNK;
+    if (i >= m)
+        return;
+    int j1 = j0 + MX_NORM_CHUNK < n ? j0 + MX_NORM_CHUNK : n;
+    double sum = 0;
+    for (int j = j0; j < j1; j++)
+        sum += fabs(M[i + (size_t)j * ldm]);
+    atomicAdd(sums + i, sum);
+}
+
+__global__ void k_mx_max_bits(int m, const double *v, unsigned long long *bits)
+{
+    __shared__ unsigned long long part[MX_THREADS];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    part[threadIdx.x] = i < m ? (unsigned long long)__double_as_longlong(fabs(v[i])) : 0ULL;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w && part[threadIdx.x + w] > part[threadIdx.x])
+            part[threadIdx.x] = part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicMax(bits, part[0]);
+}
+
+extern "C" cudaError_t lsk_mx_norm_inf_wide(int m, int n, const double *M, int ldm,
+                                            double *d_scratch, unsigned long long *d_bits,
+                                            cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    if (n <= MX_NORM_CHUNK || !d_scratch)
+        return lsk_mx_norm_inf(m, n, M, ldm, d_bits, s);
+    cudaError_t e = cudaMemsetAsync(d_scratch, 0, (size_t)m * sizeof(double), s);
+    if (e != cudaSuccess)
+        return e;
+    dim3 g((unsigned)((m + MX_THREADS - 1) / MX_THREADS),
+           (unsigned)((n + MX_NORM_CHUNK - 1) / MX_NORM_CHUNK));
+    k_mx_rowsum_chunk<<<g, MX_THREADS, 0, s>>>(m, n, M, ldm, d_scratch);
+    k_mx_max_bits<<<(m + MX_THREADS - 1) / MX_THREADS, MX_THREADS, 0, s>>>(m, d_scratch, d_bits);
+    return cudaGetLastError();
+}

@@ -31,6 +31,10 @@ cudaError_t lsk_mx_add(int m, int n, const double *D, int ldd, double *X, int ld
  * caller zeroes *d_bits first. */
 cudaError_t lsk_mx_norm_inf(int m, int n, const double *M, int ldm,
                             unsigned long long *d_bits, cudaStream_t s);
+/* The same with m doubles of scratch, for a wide M: column chunks summed
+ * by many blocks at once instead of one thread walking a whole row. */
+cudaError_t lsk_mx_norm_inf_wide(int m, int n, const double *M, int ldm, double *d_scratch,
+                                 unsigned long long *d_bits, cudaStream_t s);
 
 /* ---- equilibration and the low-precision LU (mixed_lu.c) ---- */
 /* d_r[i] = 2^-e with 2^e nearest max_j |A(i,j)| (1 for a zero row). */

@@ -58,7 +58,8 @@ static int norms2(cuda_mx *m, const double *P, int ldp, int pc, const double *Q,
     unsigned long long h[2] = {0, 0};
     cudaStream_t s = m->c->stream;
     LSC_CUDA(cudaMemsetAsync(m->bits, 0, 2 * sizeof *m->bits, s));
-    LSC_CUDA(lsk_mx_norm_inf(n, pc, P, ldp, m->bits, s));
+    /* V (n x (restart + 1)) is free between GMRES corrections: scratch here */
+    LSC_CUDA(lsk_mx_norm_inf_wide(n, pc, P, ldp, m->V, m->bits, s));
     LSC_CUDA(lsk_mx_norm_inf(n, qc, Q, ldq, m->bits + 1, s));
     LSC_CUDA(cudaMemcpyAsync(h, m->bits, sizeof h, cudaMemcpyDeviceToHost, s));
     LSC_CUDA(cudaStreamSynchronize(s));
