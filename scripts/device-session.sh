@@ -222,6 +222,37 @@ if want mixed; then
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
+# Batched solves: their CUDA tests, then bench --batched (issue 12's CSV).
+if want batched; then
+  run batched_tests 200 "$OUTD/batched_ctest.txt" ctest --test-dir "$BUILD" -R 'batched' -V \
+    --timeout 190
+  grep -E "tests passed|\(Failed\)|Passed +[0-9.]+ sec|failed" "$OUTD/batched_ctest.txt" |
+    grep -v "^[0-9]*: .*ok$" | tail -12 | tee -a "$SUM"
+  run batched_bench 300 "$OUTD/batched-vs-cublas.txt" "$LS" bench --batched \
+    --repeat "${BATCHED_REPEAT:-5}" --csv "$OUTD/batched-vs-cublas.csv"
+  cat "$OUTD/batched-vs-cublas.csv" 2>/dev/null | tee -a "$SUM"
+fi
+# The same timings from an older source tree (OLD_SRC, e.g. a git archive of
+# the commit before a refactor) and this one, alternated twice in one call:
+# the no-regression check of a change that must not move any timing.
+if want compare_old && [ -d "${OLD_SRC:-}" ]; then
+  cmake -S "$OLD_SRC" -B /tmp/ls-old-build -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON \
+    -DLS_WITH_OPENCL=ON -DLS_CUDA_ARCHITECTURES=90 -DLS_WERROR=OFF \
+    -DCMAKE_CUDA_COMPILER="$NVCC" >>"$BUILDLOG" 2>&1 || say "old configure FAILED"
+  run build_old 240 "$BUILDLOG" cmake --build /tmp/ls-old-build -j "$(nproc)"
+  C="$OUTD/compare-old-new.txt"
+  for r in 1 2; do
+    for b in old new; do
+      bin=/tmp/ls-old-build/bin/linsolve; [ $b = new ] && bin=$LS
+      echo "## $b, round $r" >>"$C"
+      run "compare_${b}_$r" 120 "$C" "$bin" bench --backends cuda \
+        --methods "${COMPARE_METHODS:-lu,ge-naive,ge-blocked,ge-coalesced,lu-seed,gj1,gj2}" \
+        --sizes "${COMPARE_SIZES:-1024,4096}" --precision single,double --repeat 5 \
+        --no-baseline --no-peers --format csv
+    done
+  done
+  grep -v "^#" "$C" | tee -a "$SUM"
+fi
 # The Python package on the GPU: its pytest suite (CUDA tests included) with
 # the Python that has torch and cupy, then linsolve vs torch.linalg.solve.
 if want python_gpu; then
