@@ -19,7 +19,9 @@ double ls_scaled_residual(int n, int nrhs, const double *A, int lda, const doubl
     /* Row blocks in parallel; within a block walk A by columns (unit stride). */
     enum { RB = 256 };
     int nblocks = (n + RB - 1) / RB;
-#pragma omp parallel for schedule(dynamic) reduction(max : rnorm) reduction(| : nan_seen)
+    /* one block: no team to wake (that costs more than the work below n = 256) */
+#pragma omp parallel for schedule(dynamic) reduction(max : rnorm) reduction(| : nan_seen) \
+    if (nblocks > 1)
     for (int b = 0; b < nblocks; b++) {
         int i0 = b * RB, i1 = i0 + RB < n ? i0 + RB : n;
         double r[RB], rowsum[RB] = {0};

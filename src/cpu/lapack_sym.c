@@ -7,14 +7,16 @@
  * this tree. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "cpu_internal.h"
 
-void *ls_cpu_lapack_sym(const char *name)
+static void *lookup(const char *name)
 {
     Dl_info self;
-    if (!name || !dladdr((void *)&ls_cpu_lapack_sym, &self) || !self.dli_fname)
+    if (!dladdr((void *)&ls_cpu_lapack_sym, &self) || !self.dli_fname)
         return NULL;
     /* RTLD_NOLOAD: a new reference to the already-loaded liblinsolve. */
     void *h = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
@@ -24,6 +26,39 @@ void *ls_cpu_lapack_sym(const char *name)
      * breadth-first: liblapacke, OpenBLAS, ..., never the drop-in. */
     void *sym = dlsym(h, name);
     dlclose(h);
+    return sym;
+}
+
+/* Found once per name: dladdr, dlopen and dlclose take the loader's lock
+ * and cost ~100 us, more than a whole solve of a small system. */
+#define LSC_SYM_CACHE 16
+static struct {
+    char name[24];
+    void *sym;
+} sym_cache[LSC_SYM_CACHE];
+static int sym_cached;
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *ls_cpu_lapack_sym(const char *name)
+{
+    void *sym = NULL;
+    int found = 0;
+    if (!name)
+        return NULL;
+    pthread_mutex_lock(&sym_lock);
+    for (int i = 0; i < sym_cached && !found; i++)
+        if (!strcmp(sym_cache[i].name, name)) {
+            sym = sym_cache[i].sym;
+            found = 1;
+        }
+    if (!found) {
+        sym = lookup(name);
+        if (sym && sym_cached < LSC_SYM_CACHE && strlen(name) < sizeof sym_cache[0].name) {
+            strcpy(sym_cache[sym_cached].name, name);
+            sym_cache[sym_cached++].sym = sym;
+        }
+    }
+    pthread_mutex_unlock(&sym_lock);
     return sym;
 }
 

@@ -75,7 +75,7 @@ def _wrap_like(x, like_torch):
     return x
 
 
-def _host_solve(a, b, method, backend, precision, check, refine):
+def _host_solve(a, b, method, backend, precision, check, refine, want_report=True):
     like_torch = _torch_cpu(a, b)
     a, b = np.asarray(a), np.asarray(b)
     dtype = working_dtype("solve", a.dtype, b.dtype)
@@ -85,12 +85,16 @@ def _host_solve(a, b, method, backend, precision, check, refine):
     a, b = _native(a, dtype), _native(b, dtype)
     if vector:
         b = b[..., None]
-    a = np.broadcast_to(a, batch + (n, n))
-    b = np.broadcast_to(b, batch + (n, k))
+    if a.shape != batch + (n, n):  # broadcast_to costs ~10 us a call: only when needed
+        a = np.broadcast_to(a, batch + (n, n))
+    if b.shape != batch + (n, k):
+        b = np.broadcast_to(b, batch + (n, k))
     out = _empty_colmajor(batch, n, k, dtype)
     status, flat, rep = _call(_core.solve, a, b, out, method, backend, prec, mode != "off",
                               bool(refine))
-    report = Report._from_core(rep, _index(flat, batch))
+    # the report is built only when it is returned or explains an error:
+    # for small systems it costs more than the solve
+    report = Report._from_core(rep, _index(flat, batch)) if want_report or status else None
     if status == _core.INACCURATE and mode == "warn":
         warnings.warn(f"linsolve.solve: {report.message}", InaccurateWarning, stacklevel=4)
     elif status:
@@ -153,8 +157,9 @@ def solve(a, b, *, method="auto", backend="auto", precision=None, check=True, re
     >>> linsolve.solve(np.array([[3., 1.], [1., 2.]]), np.array([9., 8.]))
     array([2., 3.])
     """
-    return solve_ex(a, b, method=method, backend=backend, precision=precision, check=check,
-                    refine=refine)[0]
+    if _gpu.is_device_array(a) or _gpu.is_device_array(b):
+        return _gpu.solve(a, b, method=method, precision=precision, check=_check_mode(check))[0]
+    return _host_solve(a, b, method, backend, precision, check, refine, want_report=False)[0]
 
 
 def solve_ex(a, b, *, method="auto", backend="auto", precision=None, check=True, refine=True):
