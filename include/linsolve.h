@@ -569,9 +569,9 @@ LS_API int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x,
  * ---------------------------------------------------------------------- */
 /** Precision of the LU factors. The CPU backend has FP32 only. */
 typedef enum ls_factor_prec {
-    LS_FACTOR_AUTO = 0, /**< the backend picks (CPU: FP32; CUDA: FP32 below n = 2048, else
-                             TF32, refactored in TF32X3 when U's diagonal spread says TF32's
-                             refinement would crawl) */
+    LS_FACTOR_AUTO = 0, /**< the backend picks (CPU and CUDA: FP32; CUDA picks TF32 from
+                             the order in LS_CUDA_MIXED_TF32_MIN_N, refactored in FP32 when
+                             U's diagonal spread says TF32's refinement would crawl) */
     LS_FACTOR_FP32,     /**< single precision */
     LS_FACTOR_TF32,     /**< FP32 panel, trailing GEMMs on TF32 tensor cores */
     LS_FACTOR_TF32X3,   /**< trailing GEMMs as 3 TF32 products (FP32-accurate) */

@@ -18,8 +18,14 @@
 #define MX_SLOW 0.5
 #define MX_STALL 0.9
 #define MX_DIVERGE 2.0
-/* GMRES-IR's inner tolerance on the preconditioned residual, relative. */
+/* GMRES-IR's inner tolerance on the preconditioned residual, relative: what
+ * the outer test still needs (MX_TOL over the current scaled residual) with
+ * a margin of MX_GMRES_MARGIN, kept within [MX_GMRES_TOL, MX_GMRES_TOL_MAX].
+ * A correction that solves further than the outer test asks only adds
+ * inner steps (each a GEMV over A and two triangular solves). */
 #define MX_GMRES_TOL 1e-6
+#define MX_GMRES_TOL_MAX 1e-2
+#define MX_GMRES_MARGIN 0.1
 /* FP64 refinement steps after the fallback (as ls_solve's refine). */
 #define MX_FP64_STEPS 4
 #define MX_RESTART_MAX 64 /* the Hessenberg matrix lives on the stack */
@@ -57,9 +63,17 @@ static void record(ls_mixed_result *res, double s)
         res->history[res->history_len++] = s;
 }
 
+/* The inner tolerance for a correction from scaled residual s. */
+static double gmres_tol(double s)
+{
+    double t = isfinite(s) && s > 0 ? MX_GMRES_MARGIN * MX_TOL / s : MX_GMRES_TOL;
+    return t < MX_GMRES_TOL ? MX_GMRES_TOL : t > MX_GMRES_TOL_MAX ? MX_GMRES_TOL_MAX : t;
+}
+
 /* One GMRES-IR correction per column: GMRES(m) on M^-1 A d = M^-1 r_j from
- * d = 0, then x_j += d. Givens rotations on the host; m is small. */
-static int gmres_correction(mx_run *r)
+ * d = 0 to relative tolerance tol, then x_j += d. Givens rotations on the
+ * host; m is small. */
+static int gmres_correction(mx_run *r, double tol)
 {
     int m = r->pb->restart, st = 0;
     double H[MX_RESTART_MAX + 1][MX_RESTART_MAX + 1], g[MX_RESTART_MAX + 1];
@@ -94,7 +108,7 @@ static int gmres_correction(mx_run *r)
             for (int i = 0; i <= k; i++)
                 H[i][k] = h[i];
             k++;
-            if (fabs(g[k]) <= MX_GMRES_TOL * beta)
+            if (fabs(g[k]) <= tol * beta)
                 break;
         }
         for (int i = k - 1; i >= 0; i--) { /* y = H^-1 g, H upper triangular */
@@ -151,7 +165,7 @@ static int refine_low(mx_run *r, const ls_mixed_opts *opts, int *done, const cha
         }
         best = s < best ? s : best;
         prev = s;
-        st = gmres ? gmres_correction(r) : r->o->ir_step(r->ws, LS_MX_LOW, r->err, r->errlen);
+        st = gmres ? gmres_correction(r, gmres_tol(s)) : r->o->ir_step(r->ws, LS_MX_LOW, r->err, r->errlen);
         if (st)
             return st;
         res->iterations++;

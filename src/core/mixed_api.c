@@ -158,9 +158,12 @@ static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_
         if (copy_st)
             st = copy_st;
     }
-    if (st < 0) /* no answer came back: the caller's X says so with zeros */
+    if (st < 0) { /* no answer came back: the caller's X says so with zeros */
         for (int j = 0; j < hp->nrhs; j++)
             memset(hp->X + (size_t)j * hp->ldx, 0, (size_t)hp->n * es);
+        if (!res->message[0]) /* a failed copy or allocation around the solve */
+            snprintf(res->message, sizeof res->message, "%s", err);
+    }
     f->dev_free(ctx->bctx, dA, err, errlen);
     f->dev_free(ctx->bctx, dB, err, errlen);
     f->dev_free(ctx->bctx, dX, err, errlen);

@@ -34,6 +34,7 @@ typedef struct ls_cuda_ctx {
     struct lsc_lookahead *la;  /* the look-ahead LU's panel stream and solver (lazy) */
     struct lsc_graphs *graphs; /* repeated getrf / getrs as CUDA graphs (lu_graph.c; lazy) */
     unsigned ws_gen;           /* bumped whenever a workspace a graph may hold moves */
+    struct lsc_mixed_ws *mixed_ws; /* ls_dsgesv's device buffers, kept between solves (mixed_cuda.c; lazy) */
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */

@@ -68,6 +68,11 @@ cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *d_m
  * bits (0x7f800000) and d_mm[1] to 0 first. */
 cudaError_t lsk_mx_diag_minmax(int n, const float *A, int lda, unsigned *d_mm, cudaStream_t s);
 
+/* *d_out = ||v||2 (n doubles, scaled so that it neither overflows nor
+ * underflows; NaN when v holds one), then v /= *d_out when that is finite
+ * and > 0: GMRES's normalisation without a host round trip. */
+cudaError_t lsk_mx_nrm2_scale(int n, double *v, double *d_out, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

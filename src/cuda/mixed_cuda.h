@@ -10,12 +10,15 @@ extern "C" {
 
 struct ls_cuda_ctx; /* cuda_backend.h */
 
-/* The backend's mixed_open slot: resolves pb->factor (auto: fp32 below
- * n = 2048, tf32 above), allocates the device workspace, returns the
- * operations (core/mixed.h). */
+/* The backend's mixed_open slot: refuses A, B or X outside this GPU's
+ * memory (-3, -6, -8), resolves pb->factor (auto: fp32; tf32 from the order
+ * in LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
+ * context (grown when too small), returns the operations (core/mixed.h). */
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
 
+/* Releases the workspace kept in c (backend destroy). */
+void lsc_mixed_ws_free(struct ls_cuda_ctx *c);
 /* LU of the FP32 matrix A (n x n) with the trailing updates in f's
  * precision (tf32x3, fp16 or bf16; mixed_lu.c); pivots and info as
  * lsc_getrf_device (d_info zeroed by the caller). */

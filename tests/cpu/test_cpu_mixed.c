@@ -5,6 +5,7 @@
  * FP32's range, factor precisions the CPU lacks, illegal arguments.
  * Exit status: the number of failures.
  */
+#include "core/mixed.h"
 #include "mixed_case.h"
 
 static const int sizes[] = {64, 200, 513};
@@ -170,6 +171,130 @@ static int unsupported_and_args(void)
     return fails;
 }
 
+/* ---- the shared rules of core/mixed.c on a scripted backend ----
+ * Every backend runs ls_mixed_run; these check its decisions without
+ * arithmetic: non-finite input refused before any factorization, a zero
+ * pivot in both precisions reported as info with X zeroed, and a backend
+ * failure during the fallback passed on as it came. (The CUDA backend got
+ * the first two wrong once because a host pointer had faulted its context;
+ * the decisions themselves are the same code for every backend.) */
+typedef struct mock {
+    double anorm, bnorm;
+    int info[2];   /* what factor() reports per level */
+    int fail_fp64; /* factor(FP64) fails as a device would */
+    int factored[2], zeroed, pivots_level;
+} mock;
+
+static int mk_norms(void *ws, double *a, double *b, char *err, size_t len)
+{
+    (void)err, (void)len;
+    *a = ((mock *)ws)->anorm;
+    *b = ((mock *)ws)->bnorm;
+    return 0;
+}
+static int mk_factor(void *ws, int level, int *info, int *kept, char *err, size_t len)
+{
+    mock *k = ws;
+    k->factored[level]++;
+    *kept = 1;
+    *info = k->info[level];
+    if (level == LS_MX_FP64 && k->fail_fp64) {
+        snprintf(err, len, "device failure (scripted)");
+        return LS_EDEVICE;
+    }
+    return 0;
+}
+static int mk_ok(void *ws, char *err, size_t len)
+{
+    (void)ws, (void)err, (void)len;
+    return 0;
+}
+static int mk_residual(void *ws, double *r, double *x, char *err, size_t len)
+{
+    (void)ws, (void)err, (void)len;
+    *r = 0; /* an exact answer: the low refinement is done at once */
+    *x = 1;
+    return 0;
+}
+static int mk_level(void *ws, int level, char *err, size_t len)
+{
+    (void)ws, (void)level, (void)err, (void)len;
+    return 0;
+}
+static int mk_gm_start(void *ws, int j, double *beta, char *err, size_t len)
+{
+    (void)ws, (void)j, (void)err, (void)len;
+    *beta = 0;
+    return 0;
+}
+static int mk_gm_step(void *ws, int k, double *h, char *err, size_t len)
+{
+    (void)ws, (void)err, (void)len;
+    for (int i = 0; i <= k; i++)
+        h[i] = 0;
+    return 0;
+}
+static int mk_gm_update(void *ws, int j, int k, const double *y, char *err, size_t len)
+{
+    (void)ws, (void)j, (void)k, (void)y, (void)err, (void)len;
+    return 0;
+}
+static int mk_zero_x(void *ws, char *err, size_t len)
+{
+    (void)err, (void)len;
+    ((mock *)ws)->zeroed = 1;
+    return 0;
+}
+static int mk_pivots(void *ws, int level, char *err, size_t len)
+{
+    (void)err, (void)len;
+    ((mock *)ws)->pivots_level = level;
+    return 0;
+}
+static void mk_close(void *ws) { (void)ws; }
+
+static const ls_mixed_ops mock_ops = {mk_norms,    mk_factor,  mk_ok,        mk_residual,
+                                      mk_level,    mk_gm_start, mk_gm_step, mk_gm_update,
+                                      mk_zero_x,   mk_pivots,  mk_close,     NULL};
+
+static int mock_run(mock *k, ls_mixed_result *r, char *err, size_t len)
+{
+    ls_mixed_problem pb = {10, 1, NULL, 10, NULL, NULL, 10, NULL, 10, LS_FACTOR_FP32, 30};
+    ls_mixed_opts o;
+    ls_mixed_opts_init(&o);
+    memset(r, 0, sizeof *r);
+    err[0] = 0;
+    return ls_mixed_run(&mock_ops, k, &pb, &o, r, err, len);
+}
+
+static int core_rules(void)
+{
+    int fails = 0;
+    char err[512];
+    ls_mixed_result r;
+    mock k = {NAN, 1, {0, 0}, 0, {0, 0}, 0, -1};
+    int st = mock_run(&k, &r, err, sizeof err);
+    fails += lt_check(st == LS_ENONFINITE && !k.factored[0] && !k.factored[1] && k.zeroed,
+                      "core: NaN in A -> %s before any factorization (%s)", ls_status_name(st),
+                      r.message);
+    mock k2 = {1, INFINITY, {0, 0}, 0, {0, 0}, 0, -1};
+    st = mock_run(&k2, &r, err, sizeof err);
+    fails += lt_check(st == LS_ENONFINITE && !k2.factored[0] && strstr(r.message, "B holds"),
+                      "core: Inf in B -> %s before any factorization", ls_status_name(st));
+    mock k3 = {1, 1, {5, 7}, 0, {0, 0}, 0, -1};
+    st = mock_run(&k3, &r, err, sizeof err);
+    fails += lt_check(st == 7 && r.fell_back && k3.factored[1] == 1 && k3.zeroed &&
+                          k3.pivots_level == LS_MX_FP64 && strstr(r.message, "singular"),
+                      "core: zero pivot in FP32 and FP64 -> info %d, X zeroed (%s)", st,
+                      r.message);
+    mock k4 = {1, 1, {5, 0}, 1, {0, 0}, 0, -1};
+    st = mock_run(&k4, &r, err, sizeof err);
+    fails += lt_check(st == LS_EDEVICE && strstr(err, "scripted"),
+                      "core: a device failure in the fallback is passed on: %s (%s)",
+                      ls_status_name(st), err);
+    return fails;
+}
+
 int main(void)
 {
     int fails = contract_sweep();
@@ -179,6 +304,7 @@ int main(void)
     fails += nonfinite(1);
     fails += beyond_fp32();
     fails += unsupported_and_args();
+    fails += core_rules();
     printf("%d failure(s)\n", fails);
     return fails;
 }

@@ -3,8 +3,9 @@
  * tf32x3, bf16, fp16) x cond 10, 1e4, 1e8, 1e12 x n 64, 1000, 4097 keeps
  * the contract of tests/common/mixed_case.h (residual <= 30 by refinement
  * or by the reported FP64 fallback); FP16's equilibration on entries of
- * 1e6; the device-array entry point with device and host pivots; singular
- * and NaN inputs. Skips (77) without a CUDA device. Exit status: failures.
+ * 1e6; the device-array entry point with device and host pivots, host
+ * arrays refused by argument number; singular, NaN and Inf inputs. Skips
+ * (77) without a CUDA device. Exit status: failures.
  */
 #include <math.h>
 
@@ -109,8 +110,12 @@ static int device_arrays(ls_context *ctx)
         ls_device_free(ctx, dX);
         ls_device_free(ctx, dipiv);
     }
-    fails += lt_check(ls_dsgesv_gpu(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL, NULL) != 0,
-                      "ls_dsgesv_gpu on host arrays is refused");
+    /* refused before any kernel: one reading host memory would fault and
+     * leave the context unusable for every later call (edges() runs next) */
+    ls_mixed_result r;
+    int st = ls_dsgesv_gpu(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL, &r);
+    fails += lt_check(st == -3, "ls_dsgesv_gpu on host arrays is refused: %d (%s)", st,
+                      r.message);
     free(A);
     free(B);
     free(X);
@@ -132,8 +137,17 @@ static int edges(ls_context *ctx)
     ls_generate(LS_GEN_RANDOM, n, A, n, 3, 0);
     A[17] = NAN;
     st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL, &r);
-    fails += lt_check(st == LS_ENONFINITE && mx_all_finite(n, 1, X), "NaN in A on cuda: %s",
-                      ls_status_name(st));
+    fails += lt_check(st == LS_ENONFINITE && mx_all_finite(n, 1, X), "NaN in A on cuda: %s (%s)",
+                      ls_status_name(st), r.message);
+    A[17] = 0.5;
+    B[3] = INFINITY;
+    st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL, &r);
+    fails += lt_check(st == LS_ENONFINITE && mx_all_finite(n, 1, X), "Inf in B on cuda: %s (%s)",
+                      ls_status_name(st), r.message);
+    ls_fill_random(n, 1, B, n, 4); /* and the context still solves */
+    st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL, &r);
+    fails += lt_check(st == 0 && r.converged, "a solve after the refusals: %s (%s)",
+                      ls_status_name(st), r.message);
     free(A);
     free(B);
     free(X);
