@@ -36,7 +36,7 @@ cudaError_t lsk_bwarp_lu(int dbl, const lsk_bstack *st, int nrhs, cudaStream_t s
 
 /* ---- n <= 256: a matrix per block in shared memory (k_batched_smem.cu) ---- */
 #define LSK_BSMEM_MAXN 256
-#define LSK_BSMEM_THREADS 256
+#define LSK_BSMEM_THREADS 512 /* at most; 256 up to n = 64 */
 /* Dynamic shared memory one block needs for n with nrhs fused columns. */
 size_t lsk_bsmem_bytes(int dbl, int n, int nrhs);
 /* As lsk_bwarp_lu; the caller has checked lsk_bsmem_bytes against the

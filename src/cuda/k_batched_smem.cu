@@ -6,40 +6,46 @@
  * multiplier and updates its part of the trailing matrix and of B (the
  * forward substitution rides along). The back substitution follows in
  * shared memory. Threads own rows: thread t updates row t % RT, columns
- * t / RT, t / RT + G, ... with RT = n rounded up to 32 and G = 256 / RT. */
+ * t / RT, t / RT + G, ... with RT = n rounded up to 32 and G = threads / RT
+ * (256 threads up to n = 64, 512 above: one FP64 block fills an SM's
+ * shared memory from n = 100, so its own warps must hide the latency).
+ *
+ * The leading dimension in shared memory is odd (n | 1): the row exchange
+ * has a thread per column, and with ld = n a power of two all 32 threads of
+ * a warp hit the same bank (a 32-way conflict on every access, the larger
+ * part of the kernel's shared-memory traffic at n = 64 and 128). The
+ * update loads four columns ahead of its stores so the loads overlap. */
 #include <cuda_runtime.h>
 
 #include "k_batched.h"
+#include "k_batched_pivot.cuh"
 #include "k_common.cuh"
 
 template <typename T> __device__ __forceinline__ T bs_sfmin();
 template <> __device__ __forceinline__ double bs_sfmin<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ float bs_sfmin<float>() { return 1.17549435e-38f; }
 
-/* Warp 0: the pivot row of column k of the n x n matrix M (ld n). */
+/* Warp 0: the pivot row of column k of the n x n matrix M (leading
+ * dimension ld), LAPACK's idamax order and NaN rule: each lane keeps the
+ * first largest of its rows, then one integer max over the warp. */
 template <typename T>
-__device__ int bs_pivot_row(const T *M, int n, int k)
+__device__ int bs_pivot_row(const T *M, int n, int ld, int k)
 {
     const int lane = threadIdx.x;
-    const T vk = M[k + (long long)k * n];
-    if (vk != vk)
+    const T *col = M + (long long)k * ld;
+    if (col[k] != col[k])
         return k; /* a NaN where the search starts stays the pivot */
-    T s = (T)-1;
+    auto best = lsk_pkey(col[k], false); /* 0: nothing yet */
     int p = n;
     for (int i = k + lane; i < n; i += 32) {
-        T v = M[i + (long long)k * n];
-        T a = v == v ? lsk_abs(v) : (T)-1; /* NaN elsewhere never wins */
-        if (a > s)
-            s = a, p = i;
+        auto key = lsk_pkey(col[i], true); /* a NaN elsewhere (key 0) never wins */
+        if (key > best)
+            best = key, p = i;
     }
-#pragma unroll
-    for (int off = 16; off >= 1; off /= 2) {
-        T os = __shfl_xor_sync(0xffffffffu, s, off);
-        int op = __shfl_xor_sync(0xffffffffu, p, off);
-        if (os > s || (os == s && op < p))
-            s = os, p = op;
-    }
-    return p < n ? p : k;
+    const auto m = lsk_kmax<32>(best);
+    /* col[k] is no NaN, so m > 0; the first row holding it */
+    const int q = lsk_imin<32>(best == m ? p : 0x7fffffff);
+    return q < n ? q : k;
 }
 
 template <typename T>
@@ -47,8 +53,9 @@ __global__ void __launch_bounds__(LSK_BSMEM_THREADS)
 k_bsmem_lu(lsk_bstack st, int nrhs)
 {
     extern __shared__ unsigned char bs_raw[];
-    T *M = (T *)bs_raw;                    /* n x n, column-major, ld n */
-    T *X = M + (long long)st.n * st.n;     /* n x nrhs, ld n */
+    const int ld = st.n | 1;
+    T *M = (T *)bs_raw;                    /* n x n, column-major, ld */
+    T *X = M + (long long)ld * st.n;       /* n x nrhs, ld */
     __shared__ int s_piv, s_info;
     __shared__ T s_pval;
     const int n = st.n, tid = threadIdx.x, nt = blockDim.x;
@@ -61,11 +68,11 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
     /* load, walking the unit stride of the global layout */
     for (int e = tid; e < n * n; e += nt) {
         int i = rowmajor ? e / n : e % n, j = rowmajor ? e % n : e / n;
-        M[i + j * n] = A[i * st.a_rs + j * st.a_cs];
+        M[i + j * ld] = A[i * st.a_rs + j * st.a_cs];
     }
     for (int e = tid; e < n * nrhs; e += nt) {
         int i = st.b_rs != 1 ? e / nrhs : e % n, c = st.b_rs != 1 ? e % nrhs : e / n;
-        X[i + c * n] = B[i * st.b_rs + c * st.b_cs];
+        X[i + c * ld] = B[i * st.b_rs + c * st.b_cs];
     }
     if (tid == 0)
         s_info = 0;
@@ -76,13 +83,13 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
 
     for (int k = 0; k < n; k++) {
         if (pending_col >= 0 && grp == 0)
-            M[row + pending_col * n] = pending;
+            M[row + pending_col * ld] = pending;
         pending_col = -1;
         if (tid < 32) {
-            int p = bs_pivot_row(M, n, k);
+            int p = bs_pivot_row(M, n, ld, k);
             if (tid == 0) {
                 s_piv = p;
-                s_pval = M[p + k * n];
+                s_pval = M[p + k * ld];
                 if (s_pval == (T)0 && s_info == 0)
                     s_info = k + 1;
             }
@@ -94,7 +101,7 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
             my_ipiv = p + 1;
         if (p != k && piv != (T)0) { /* LAPACK exchanges only for a nonzero pivot */
             for (int j = tid; j < n + nrhs; j += nt) {
-                T *col = j < n ? M + j * n : X + (j - n) * n;
+                T *col = j < n ? M + j * ld : X + (j - n) * ld;
                 T t = col[k];
                 col[k] = col[p];
                 col[p] = t;
@@ -102,38 +109,48 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
         }
         __syncthreads();
         if (row > k && row < n && grp < G) {
-            T l = M[row + k * n];
+            T l = M[row + k * ld];
             if (piv != (T)0)
                 l = lsk_abs(piv) >= bs_sfmin<T>() ? l * ((T)1 / piv) : l / piv;
-            for (int j = k + 1 + grp; j < n; j += G)
-                M[row + j * n] -= l * M[k + j * n];
+            int j = k + 1 + grp;
+            for (; j + 3 * G < n; j += 4 * G) {
+                T *c0 = M + j * ld, *c1 = c0 + G * ld, *c2 = c1 + G * ld, *c3 = c2 + G * ld;
+                T u0 = c0[k], u1 = c1[k], u2 = c2[k], u3 = c3[k];
+                T m0 = c0[row], m1 = c1[row], m2 = c2[row], m3 = c3[row];
+                c0[row] = m0 - l * u0;
+                c1[row] = m1 - l * u1;
+                c2[row] = m2 - l * u2;
+                c3[row] = m3 - l * u3;
+            }
+            for (; j < n; j += G)
+                M[row + j * ld] -= l * M[k + j * ld];
             for (int c = grp; c < nrhs; c += G)
-                X[row + c * n] -= l * X[k + c * n];
+                X[row + c * ld] -= l * X[k + c * ld];
             pending = l;
             pending_col = k;
         }
         __syncthreads();
     }
     if (pending_col >= 0 && grp == 0)
-        M[row + pending_col * n] = pending;
+        M[row + pending_col * ld] = pending;
     const int info = s_info;
 
     /* U X = Y, one column of U a step */
     for (int k = n - 1; k >= 0 && nrhs > 0 && info == 0; k--) {
         __syncthreads();
         for (int c = tid; c < nrhs; c += nt)
-            X[k + c * n] /= M[k + k * n];
+            X[k + c * ld] /= M[k + k * ld];
         __syncthreads();
         for (int e = tid; e < k * nrhs; e += nt) {
             int i = e % k, c = e / k;
-            X[i + c * n] -= M[i + k * n] * X[k + c * n];
+            X[i + c * ld] -= M[i + k * ld] * X[k + c * ld];
         }
     }
     __syncthreads();
 
     for (int e = tid; e < n * n; e += nt) {
         int i = rowmajor ? e / n : e % n, j = rowmajor ? e % n : e / n;
-        A[i * st.a_rs + j * st.a_cs] = M[i + j * n];
+        A[i * st.a_rs + j * st.a_cs] = M[i + j * ld];
     }
     if (st.ipiv && tid < n)
         st.ipiv[sys * n + tid] = my_ipiv;
@@ -142,13 +159,13 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
     if (info == 0)
         for (int e = tid; e < n * nrhs; e += nt) {
             int i = st.b_rs != 1 ? e / nrhs : e % n, c = st.b_rs != 1 ? e % nrhs : e / n;
-            B[i * st.b_rs + c * st.b_cs] = X[i + c * n];
+            B[i * st.b_rs + c * st.b_cs] = X[i + c * ld];
         }
 }
 
 extern "C" size_t lsk_bsmem_bytes(int dbl, int n, int nrhs)
 {
-    return (size_t)n * (size_t)(n + nrhs) * (dbl ? sizeof(double) : sizeof(float));
+    return (size_t)(n | 1) * (size_t)(n + nrhs) * (dbl ? sizeof(double) : sizeof(float));
 }
 
 template <typename T>
@@ -158,7 +175,8 @@ static cudaError_t launch(const lsk_bstack *st, int nrhs, size_t bytes, cudaStre
                                          (int)bytes);
     if (e != cudaSuccess)
         return e;
-    k_bsmem_lu<T><<<(unsigned)st->batch, LSK_BSMEM_THREADS, bytes, s>>>(*st, nrhs);
+    int threads = st->n <= 64 ? LSK_BSMEM_THREADS / 2 : LSK_BSMEM_THREADS;
+    k_bsmem_lu<T><<<(unsigned)st->batch, threads, bytes, s>>>(*st, nrhs);
     return cudaGetLastError();
 }
 

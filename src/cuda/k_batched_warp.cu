@@ -7,44 +7,54 @@
  * sides, B rides along as extra columns of the elimination (forward
  * substitution for free) and the back substitution follows in registers,
  * so A and B are read once and written once. Rows r >= n are padding: an
- * identity row that is never a pivot candidate. */
+ * identity row that is never a pivot candidate.
+ *
+ * The cost is in instructions, not bytes: a warp spends one instruction
+ * on a whole column step of the pivot row's broadcast. So the pivot is an
+ * integer max (k_batched_pivot.cuh), and from NP = 8 the pivot lane
+ * writes its row to shared memory in 16-byte pieces and every lane reads
+ * it back the same way (two doubles or four floats an instruction, where a
+ * shuffle moves half a double). Columns past n and right-hand sides past
+ * nrhs are updated too, without a predicate: they hold zeros in the pivot
+ * row, are never read by a real column and are never written out. */
 #include <cuda_runtime.h>
 
 #include "k_batched.h"
+#include "k_batched_pivot.cuh"
 #include "k_common.cuh"
 
-#define FULL_MASK 0xffffffffu
 #define WARP_THREADS 128 /* 4 warps a block */
+#define SMEM_FROM_NP 8   /* below, shuffles (a row of 2 or 4 is one or two of them) */
 
 template <typename T> __device__ __forceinline__ T bw_sfmin();
 template <> __device__ __forceinline__ double bw_sfmin<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ float bw_sfmin<float>() { return 1.17549435e-38f; }
 
-/* The pivot of column k among candidate lanes: LAPACK's idamax in position
- * order (first largest magnitude; a NaN wins only at position k, where the
- * search starts). Returns the lane (within the segment) holding it. */
-template <typename T, int NP>
-__device__ __forceinline__ int bw_pivot_lane(T v, bool cand, int pos, int k, int r, int seg)
+/* 16 bytes from shared memory into registers (p 16-byte aligned). The
+ * pivot lane stores element by element: a 16-byte store wants its source
+ * in an aligned register quad, and ptxas pays for that with a move per
+ * register (IMAD.MOV), more than the stores it saves. */
+__device__ __forceinline__ void bw_ld16(const double *p, double *v)
 {
-    unsigned segmask = (NP == 32 ? FULL_MASK : ((1u << NP) - 1u)) << (seg * NP);
-    unsigned nan_k = __ballot_sync(FULL_MASK, cand && pos == k && v != v) & segmask;
-    T s = cand && v == v ? lsk_abs(v) : (T)-1;
-    int p = pos, lane = r;
-#pragma unroll
-    for (int off = NP / 2; off >= 1; off /= 2) {
-        T os = __shfl_xor_sync(FULL_MASK, s, off, NP);
-        int op = __shfl_xor_sync(FULL_MASK, p, off, NP);
-        int ol = __shfl_xor_sync(FULL_MASK, lane, off, NP);
-        if (os > s || (os == s && op < p))
-            s = os, p = op, lane = ol;
-    }
-    return nan_k ? __ffs(nan_k) - 1 - seg * NP : lane;
+    double2 t = *(const double2 *)p;
+    v[0] = t.x, v[1] = t.y;
+}
+__device__ __forceinline__ void bw_ld16(const float *p, float *v)
+{
+    float4 t = *(const float4 *)p;
+    v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
 }
 
 template <typename T, int NP, int RB>
 __global__ void __launch_bounds__(WARP_THREADS)
 k_bwarp_lu(lsk_bstack st, int nrhs)
 {
+    constexpr int V = 16 / (int)sizeof(T);                /* elements a 16-byte piece */
+    constexpr bool SM = NP >= SMEM_FROM_NP;
+    constexpr int SEGS = WARP_THREADS / NP;               /* matrices a block */
+    constexpr int LEN = (NP + RB + V - 1) / V * V;        /* a row buffer: row, then B */
+    __shared__ __align__(16) T s_row[SM ? 2 * SEGS * LEN : V]; /* two: one sync a step */
+
     const int n = st.n;
     const int lane32 = threadIdx.x & 31, r = lane32 % NP, seg = lane32 / NP;
     const long long sys = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / NP;
@@ -67,14 +77,39 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
         b[c] = (real && c < nrhs) ? B[r * st.b_rs + c * st.b_cs] : (T)0;
 
     int pos = r, my_ipiv = r + 1, info = 0;
+    T dinv = (T)1; /* 1 / U(pos, pos), kept for the back substitution (0: divide) */
 #pragma unroll
     for (int k = 0; k < NP; k++) {
         if (k >= n) /* n is the same for the whole grid: no divergence */
             break;
         const bool cand = r < n && pos >= k;
-        const int pl = bw_pivot_lane<T, NP>(a[k], cand, pos, k, r, seg);
-        const int pp = __shfl_sync(FULL_MASK, pos, pl, NP);
-        const T piv = __shfl_sync(FULL_MASK, a[k], pl, NP);
+        const int pl = lsk_pivot_lane<T, NP>(a[k], cand, pos, k, seg);
+        const int pp = __shfl_sync(LSK_FULL_MASK, pos, pl, NP);
+        T u[LEN]; /* the pivot row from column k (B after NP) */
+        if (SM) {
+            T *buf = s_row + ((k & 1) * SEGS + (int)threadIdx.x / NP) * LEN;
+            const int j0 = k / V * V;
+            if (r == pl) {
+#pragma unroll
+                for (int j = k; j < NP; j++)
+                    buf[j] = a[j];
+#pragma unroll
+                for (int c = 0; c < RB; c++)
+                    buf[NP + c] = b[c];
+            }
+            __syncwarp();
+#pragma unroll
+            for (int j = j0; j < LEN; j += V)
+                bw_ld16(buf + j, u + j);
+        } else {
+#pragma unroll
+            for (int j = k; j < NP; j++)
+                u[j] = __shfl_sync(LSK_FULL_MASK, a[j], pl, NP);
+#pragma unroll
+            for (int c = 0; c < RB; c++)
+                u[NP + c] = __shfl_sync(LSK_FULL_MASK, b[c], pl, NP);
+        }
+        const T piv = u[k];
         if (r == k)
             my_ipiv = pp + 1;
         if (pos == k)
@@ -85,38 +120,51 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
             info = k + 1;
         const bool below = r < n && pos > k;
         T l = a[k];
-        if (piv != (T)0)
-            l = lsk_abs(piv) >= bw_sfmin<T>() ? l * ((T)1 / piv) : l / piv;
+        if (piv != (T)0) {
+            if (lsk_abs(piv) >= bw_sfmin<T>()) {
+                const T inv = (T)1 / piv;
+                l *= inv;
+                if (r == pl)
+                    dinv = inv;
+            } else {
+                l /= piv;
+                if (r == pl)
+                    dinv = (T)0; /* 1/piv would overflow: divide in the solve */
+            }
+        }
         if (below)
             a[k] = l;
 #pragma unroll
-        for (int j = k + 1; j < NP; j++) {
-            T u = __shfl_sync(FULL_MASK, a[j], pl, NP);
-            if (below && j < n)
-                a[j] -= l * u;
-        }
+        for (int j = k + 1; j < NP; j++)
+            if (below)
+                a[j] -= l * u[j];
 #pragma unroll
-        for (int c = 0; c < RB; c++) {
-            T u = __shfl_sync(FULL_MASK, b[c], pl, NP);
-            if (below && c < nrhs)
-                b[c] -= l * u;
-        }
+        for (int c = 0; c < RB; c++)
+            if (below)
+                b[c] -= l * u[NP + c];
     }
 
-    /* U X = Y: position k's lane divides, the lanes above subtract. Run by
+    /* U X = Y: position k's lane multiplies by the reciprocal the
+     * factorization computed anyway (a division only for a pivot too small
+     * to invert, or zero), the lanes above subtract. Run by
      * every segment (shuffles need the whole warp); singular systems'
      * results are simply not written. */
     if (nrhs > 0) {
-        unsigned segmask = (NP == 32 ? FULL_MASK : ((1u << NP) - 1u)) << (seg * NP);
+        const unsigned segmask = (NP == 32 ? LSK_FULL_MASK : ((1u << NP) - 1u)) << (seg * NP);
 #pragma unroll
         for (int k = NP - 1; k >= 0; k--) {
             if (k >= n)
                 continue;
-            unsigned m = __ballot_sync(FULL_MASK, r < n && pos == k) & segmask;
+            unsigned m = __ballot_sync(LSK_FULL_MASK, r < n && pos == k) & segmask;
             int ql = __ffs(m) - 1 - seg * NP;
 #pragma unroll
             for (int c = 0; c < RB; c++) {
-                T x = __shfl_sync(FULL_MASK, b[c] / a[k], ql, NP);
+                T q;
+                if (dinv != (T)0)
+                    q = b[c] * dinv;
+                else
+                    q = b[c] / a[k];
+                T x = __shfl_sync(LSK_FULL_MASK, q, ql, NP);
                 if (pos == k)
                     b[c] = x;
                 else if (r < n && pos < k)
@@ -147,16 +195,16 @@ static cudaError_t launch_np(const lsk_bstack *st, int nrhs, cudaStream_t s)
 {
     long long threads = (long long)st->batch * NP;
     unsigned blocks = lsk_blocks(threads, WARP_THREADS);
-    /* registers for B only where there are right-hand sides */
-    if (nrhs == 0)
-        k_bwarp_lu<T, NP, 1><<<blocks, WARP_THREADS, 0, s>>>(*st, 0);
-    else if (nrhs <= 2)
+    /* registers for B only where there are right-hand sides: one for
+     * getrf alone (the solve is skipped) and for the common nrhs = 1 */
+    if (nrhs <= 1)
+        k_bwarp_lu<T, NP, 1><<<blocks, WARP_THREADS, 0, s>>>(*st, nrhs);
+    else if (nrhs == 2)
         k_bwarp_lu<T, NP, 2><<<blocks, WARP_THREADS, 0, s>>>(*st, nrhs);
     else
         k_bwarp_lu<T, NP, LSK_BWARP_MAXRHS><<<blocks, WARP_THREADS, 0, s>>>(*st, nrhs);
     return cudaGetLastError();
 }
-
 template <typename T>
 static cudaError_t launch(const lsk_bstack *st, int nrhs, cudaStream_t s)
 {

@@ -1,8 +1,9 @@
 /*
  * Batched getrf / getrs / gesv (ls_?*_batched) against per-system LAPACK.
  *   --backend cpu|cuda   the context (cuda: exit 77 without a device)
- *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 8, 31, 32, 33, 64, 100,
- *               129, 513} x nrhs {1, 3} x FP64/FP32 x column/row-major,
+ *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 8, 16, 31, 32, 33, 64, 100,
+ *               128, 129, 513} x nrhs {1, 3} (and 2 for n <= 32) x
+ *               FP64/FP32 x column/row-major,
  *               through gesv; the big orders' batch is capped so the sweep
  *               stays fast. Each system: info as LAPACK's, scaled residual
  *               <= 30; FP64: pivots equal to LAPACK's.
@@ -311,7 +312,7 @@ static void header(void)
 static int sweep(void)
 {
     static const int batches[] = {1, 7, 1000};
-    static const int orders[] = {1, 2, 3, 8, 31, 32, 33, 64, 100, 129, 513};
+    static const int orders[] = {1, 2, 3, 8, 16, 31, 32, 33, 64, 100, 128, 129, 513};
     int fails = 0;
     uint64_t seed = 1;
     for (size_t ni = 0; ni < sizeof orders / sizeof orders[0]; ni++)
@@ -324,7 +325,8 @@ static int sweep(void)
                 batch = batches[bi];
             if (bi > 0 && batch <= batches[bi - 1])
                 continue; /* capped to a size already run */
-            for (int nrhs = 1; nrhs <= 3; nrhs += 2)
+            /* nrhs 2 too where the register kernel has a variant for it */
+            for (int nrhs = 1; nrhs <= 3; nrhs += n <= 32 ? 1 : 2)
                 for (int p = 0; p < 2; p++)
                     for (int l = 0; l < 2; l++) {
                         stack s;
