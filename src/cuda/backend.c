@@ -28,6 +28,7 @@ static void lsc_destroy(void *bctx)
         return;
     cudaSetDevice(c->device);
     lsc_graphs_free(c);
+    cudaFree(c->gesv_ws);
     lsc_lookahead_free(c);
     lsc_mixed_ws_free(c);
     cudaFree(c->lu_ws);

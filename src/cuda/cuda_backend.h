@@ -34,6 +34,8 @@ typedef struct ls_cuda_ctx {
     struct lsc_lookahead *la;  /* the look-ahead LU's panel stream and solver (lazy) */
     struct lsc_graphs *graphs; /* repeated getrf / getrs as CUDA graphs (lu_graph.c; lazy) */
     unsigned ws_gen;           /* bumped whenever a workspace a graph may hold moves */
+    void *gesv_ws;             /* the host-array gesv's device copy of A, B, ipiv, info */
+    size_t gesv_ws_bytes;      /* (kept up to LSC_GESV_KEEP bytes between calls) */
     struct lsc_mixed_ws *mixed_ws; /* ls_dsgesv's device buffers, kept between solves (mixed_cuda.c; lazy) */
 } ls_cuda_ctx;
 

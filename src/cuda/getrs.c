@@ -134,6 +134,10 @@ done:
     return st;
 }
 
+/* The largest device copy lsc_gesv_host keeps for the next call (n = 8192
+ * in FP64); larger ones are freed after each call. */
+#define LSC_GESV_KEEP ((size_t)600 << 20)
+
 int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv,
                   void *B, int ldb, char *err, size_t errlen)
 {
@@ -152,7 +156,17 @@ int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda,
     /* one allocation: A, B, then ipiv and info (256-byte aligned pieces) */
     size_t a_off = 0, b_off = (a_bytes + 255) / 256 * 256;
     size_t i_off = b_off + (b_bytes + 255) / 256 * 256;
-    LSC_TRY(lsc_malloc((void **)&dmem, i_off + ((size_t)n + 1) * sizeof(int), 1, err, errlen));
+    size_t total = i_off + ((size_t)n + 1) * sizeof(int);
+    if (c->gesv_ws_bytes >= total) { /* the same pointers again: a repeat replays a graph */
+        dmem = c->gesv_ws;
+    } else {
+        LSC_TRY(lsc_malloc((void **)&dmem, total, 1, err, errlen));
+        if (total <= LSC_GESV_KEEP) { /* cudaFree waits for the device: keep small ones */
+            cudaFree(c->gesv_ws);
+            c->gesv_ws = dmem;
+            c->gesv_ws_bytes = total;
+        }
+    }
     void *dA = dmem + a_off, *dB = dmem + b_off;
     int *d_ipiv = (int *)(dmem + i_off), *d_info = d_ipiv + n;
     LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)n * es, A, (size_t)lda * es, (size_t)n * es, (size_t)n,
@@ -174,6 +188,7 @@ int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda,
                               (size_t)nrhs, cudaMemcpyDeviceToHost));
     st = hinfo;
 done:
-    cudaFree(dmem);
+    if (dmem != c->gesv_ws)
+        cudaFree(dmem);
     return st;
 }
