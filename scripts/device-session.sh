@@ -222,6 +222,13 @@ if want mixed; then
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
+# The LAPACK drop-in's crossover: system LAPACK vs the GPU per n (issue 13).
+if want crossover; then
+  run crossover 240 "$OUTD/lapack-crossover-log.txt" bash "$ROOT/scripts/lapack-crossover.sh" \
+    "$BUILD" "$OUTD/lapack-crossover.csv"
+  tail -4 "$OUTD/lapack-crossover-log.txt" | tee -a "$SUM"
+  cat "$OUTD/lapack-crossover.csv" 2>/dev/null | tee -a "$SUM"
+fi
 # Batched solves: their CUDA tests, then bench --batched (issue 12's CSV).
 if want batched; then
   run batched_tests 200 "$OUTD/batched_ctest.txt" ctest --test-dir "$BUILD" -R 'batched' -V \
