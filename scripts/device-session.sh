@@ -224,6 +224,10 @@ if want mixed; then
 fi
 # The LAPACK drop-in's crossover: system LAPACK vs the GPU per n (issue 13).
 if want crossover; then
+  run crossover_tests 150 "$OUTD/lapack-crossover-log.txt" ctest --test-dir "$BUILD" \
+    -R 'lapack_lin_cuda|cuda_public|cuda_getrf' --timeout 140
+  grep -E "tests passed|\(Failed\)|Passed|Skipped" "$OUTD/lapack-crossover-log.txt" | tail -6 |
+    tee -a "$SUM"
   run crossover 240 "$OUTD/lapack-crossover-log.txt" bash "$ROOT/scripts/lapack-crossover.sh" \
     "$BUILD" "$OUTD/lapack-crossover.csv"
   tail -4 "$OUTD/lapack-crossover-log.txt" | tee -a "$SUM"
