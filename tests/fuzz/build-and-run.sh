@@ -1,9 +1,9 @@
 #!/bin/sh
 # Build the reader fuzz targets with clang's libFuzzer and run one of them.
 #
-#   tests/fuzz/build-and-run.sh build            # both targets into $LS_FUZZ_BUILD
+#   tests/fuzz/build-and-run.sh build            # every target into $LS_FUZZ_BUILD
 #   tests/fuzz/build-and-run.sh run mm 600       # fuzz_mm for 600 s
-#   tests/fuzz/build-and-run.sh run npy 600
+#   tests/fuzz/build-and-run.sh run npy 600      # also: csr (coordinate -> CSR), stack (3-D .npy)
 #
 # The reader sources are compiled straight into each target, so no CMake
 # build is needed and CI (gcc) is untouched. A run starts from the committed
@@ -18,16 +18,17 @@ matrices=${LS_MATRICES_DIR:-$root/../shared/matrices}
 cc=${CC_FUZZ:-clang}
 flags="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 -std=c11"
 defs="-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
+targets="mm npy csr stack"
 
 build() {
     mkdir -p "$build"
-    for t in mm npy; do
+    for t in $targets; do
         # shellcheck disable=SC2086
         $cc $flags $defs -I"$root/include" -I"$root/src" -o "$build/fuzz_$t" \
             "$here/fuzz_$t.c" "$root"/src/io/*.c "$root/src/core/util.c" \
             "$root/src/core/status.c" -lm
     done
-    echo "built $build/fuzz_mm $build/fuzz_npy"
+    echo "built $(for t in $targets; do printf '%s ' "$build/fuzz_$t"; done)"
 }
 
 run() {
@@ -38,7 +39,10 @@ run() {
     art="$build/artifacts-$t"
     mkdir -p "$work" "$art"
     seeds="$here/corpus/$t"
-    if [ "$t" = mm ] && [ -d "$matrices/real" ]; then
+    # the CSR reader parses Matrix Market, the stack reader .npy
+    dict=$t
+    case $t in csr) dict=mm ;; stack) dict=npy ;; esac
+    if { [ "$t" = mm ] || [ "$t" = csr ]; } && [ -d "$matrices/real" ]; then
         mkdir -p "$build/seeds-mm"
         # small files only: libFuzzer mutates best below a few tens of KB
         find "$matrices/real" "$matrices/bad" -type f -size -40k -exec cp {} "$build/seeds-mm/" \;
@@ -46,12 +50,12 @@ run() {
     fi
     # shellcheck disable=SC2086
     "$build/fuzz_$t" "$work" $seeds -max_total_time="$secs" -rss_limit_mb=2048 \
-        -timeout=10 -print_final_stats=1 -dict="$here/$t.dict" \
+        -timeout=10 -print_final_stats=1 -dict="$here/$dict.dict" \
         -artifact_prefix="$art/"
 }
 
 case "${1:-}" in
 build) build ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 build | run mm|npy [seconds]" >&2; exit 2 ;;
+*) echo "usage: $0 build | run mm|npy|csr|stack [seconds]" >&2; exit 2 ;;
 esac
