@@ -10,6 +10,7 @@
 #ifndef LS_CORE_BACKEND_H
 #define LS_CORE_BACKEND_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include "linsolve.h"
 
@@ -159,7 +160,16 @@ struct ls_context {
     char device_name[160];
     char note[256];
     char error[LS_ERRLEN];
+    /* One call at a time on a context shared by threads (docs/threads.md):
+     * recursive, as a call may make another on the same context. */
+    pthread_mutex_t lock;
+    int lock_ready;
 };
+
+/* Take and release the context's lock around a public call (no-ops for
+ * NULL or a context not made by ls_context_create). */
+void ls_context_enter(ls_context *ctx);
+void ls_context_leave(ls_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -80,10 +80,22 @@ int ls_context_create(ls_context **out, ls_backend_kind backend, int device)
     if (!out)
         return LS_EINVAL;
     *out = NULL;
-    ls_context *ctx = calloc(1, sizeof *ctx);
+    ls_context *ctx = ls_calloc(1, sizeof *ctx);
     if (!ctx)
         return LS_ENOMEM;
     *out = ctx;
+    pthread_mutexattr_t attr;
+    if (pthread_mutexattr_init(&attr) == 0) {
+        if (pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+            pthread_mutex_init(&ctx->lock, &attr) == 0)
+            ctx->lock_ready = 1;
+        pthread_mutexattr_destroy(&attr);
+    }
+    if (!ctx->lock_ready) {
+        free(ctx);
+        *out = NULL;
+        return LS_ENOMEM;
+    }
     if (backend < 0 || backend >= LS_BACKEND_COUNT_ || device < -1) {
         ctx->kind = LS_BACKEND_AUTO;
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EINVAL,
@@ -128,7 +140,21 @@ void ls_context_destroy(ls_context *ctx)
     if (!ctx)
         return;
     close_backend(ctx);
+    if (ctx->lock_ready)
+        pthread_mutex_destroy(&ctx->lock);
     free(ctx);
+}
+
+void ls_context_enter(ls_context *ctx)
+{
+    if (ctx && ctx->lock_ready)
+        pthread_mutex_lock(&ctx->lock);
+}
+
+void ls_context_leave(ls_context *ctx)
+{
+    if (ctx && ctx->lock_ready)
+        pthread_mutex_unlock(&ctx->lock);
 }
 
 ls_backend_kind ls_context_backend(const ls_context *ctx)
@@ -157,7 +183,10 @@ int ls_context_supports(ls_context *ctx, ls_method m, ls_precision p)
         return LS_EUNAVAIL;
     if (m == LS_METHOD_AUTO)
         return 0;
-    return ctx->iface->supports(ctx->bctx, m, p, ctx->error, sizeof ctx->error);
+    ls_context_enter(ctx);
+    int st = ctx->iface->supports(ctx->bctx, m, p, ctx->error, sizeof ctx->error);
+    ls_context_leave(ctx);
+    return st;
 }
 
 static void print_plugin(FILE *f, const char *name)

@@ -61,12 +61,20 @@ static int slot_status(ls_context *ctx, int st, int *info)
     return st;
 }
 
-int ls_context_set_stream(ls_context *ctx, void *stream)
+static int context_set_stream_body(ls_context *ctx, void *stream)
 {
     int st = device_ctx(ctx);
     if (st)
         return st;
     return ctx->iface->set_stream(ctx->bctx, stream, ctx->error, sizeof ctx->error);
+}
+
+int ls_context_set_stream(ls_context *ctx, void *stream)
+{
+    ls_context_enter(ctx);
+    int st = context_set_stream_body(ctx, stream);
+    ls_context_leave(ctx);
+    return st;
 }
 
 void *ls_context_get_stream(const ls_context *ctx)
@@ -76,7 +84,7 @@ void *ls_context_get_stream(const ls_context *ctx)
     return ctx->iface->get_stream(ctx->bctx);
 }
 
-int ls_device_malloc(ls_context *ctx, void **ptr, size_t bytes)
+static int device_malloc_body(ls_context *ctx, void **ptr, size_t bytes)
 {
     if (ptr)
         *ptr = NULL;
@@ -88,7 +96,15 @@ int ls_device_malloc(ls_context *ctx, void **ptr, size_t bytes)
     return ctx->iface->dev_malloc(ctx->bctx, ptr, bytes, ctx->error, sizeof ctx->error);
 }
 
-int ls_device_free(ls_context *ctx, void *ptr)
+int ls_device_malloc(ls_context *ctx, void **ptr, size_t bytes)
+{
+    ls_context_enter(ctx);
+    int st = device_malloc_body(ctx, ptr, bytes);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int device_free_body(ls_context *ctx, void *ptr)
 {
     int st = device_ctx(ctx);
     if (st || !ptr)
@@ -96,7 +112,15 @@ int ls_device_free(ls_context *ctx, void *ptr)
     return ctx->iface->dev_free(ctx->bctx, ptr, ctx->error, sizeof ctx->error);
 }
 
-int ls_device_copy(ls_context *ctx, void *dst, const void *src, size_t bytes)
+int ls_device_free(ls_context *ctx, void *ptr)
+{
+    ls_context_enter(ctx);
+    int st = device_free_body(ctx, ptr);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int device_copy_body(ls_context *ctx, void *dst, const void *src, size_t bytes)
 {
     int st = device_ctx(ctx);
     if (st || bytes == 0)
@@ -107,7 +131,15 @@ int ls_device_copy(ls_context *ctx, void *dst, const void *src, size_t bytes)
     return ctx->iface->dev_copy(ctx->bctx, dst, src, bytes, ctx->error, sizeof ctx->error);
 }
 
-int ls_device_synchronize(ls_context *ctx)
+int ls_device_copy(ls_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    ls_context_enter(ctx);
+    int st = device_copy_body(ctx, dst, src, bytes);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int device_synchronize_body(ls_context *ctx)
 {
     int st = device_ctx(ctx);
     if (st)
@@ -115,13 +147,21 @@ int ls_device_synchronize(ls_context *ctx)
     return ctx->iface->dev_sync(ctx->bctx, ctx->error, sizeof ctx->error);
 }
 
+int ls_device_synchronize(ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = device_synchronize_body(ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
 static const char *const getrf_args[] = {"m", "n", "dA", "ldda", "ipiv", "info"};
 static const char *const getrs_args[] = {"trans", "n",    "nrhs", "dA",  "ldda",
                                          "ipiv",  "dB",   "lddb", "info"};
 static const char *const gesv_args[] = {"n", "nrhs", "dA", "ldda", "ipiv", "dB", "lddb", "info"};
 
-static int getrf_gpu(ls_precision p, const char *fn, int m, int n, void *dA, int ldda, int *ipiv,
-                     int *info, ls_context *ctx)
+static int getrf_gpu_body(ls_precision p, const char *fn, int m, int n, void *dA, int ldda,
+                          int *ipiv, int *info, ls_context *ctx)
 {
     int st = device_ctx(ctx);
     if (st)
@@ -134,8 +174,18 @@ static int getrf_gpu(ls_precision p, const char *fn, int m, int n, void *dA, int
     return slot_status(ctx, st, info);
 }
 
-static int getrs_gpu(ls_precision p, const char *fn, char trans, int n, int nrhs, const void *dA,
-                     int ldda, const int *ipiv, void *dB, int lddb, int *info, ls_context *ctx)
+static int getrf_gpu(ls_precision p, const char *fn, int m, int n, void *dA, int ldda, int *ipiv,
+                     int *info, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = getrf_gpu_body(p, fn, m, n, dA, ldda, ipiv, info, ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int getrs_gpu_body(ls_precision p, const char *fn, char trans, int n, int nrhs,
+                          const void *dA, int ldda, const int *ipiv, void *dB, int lddb,
+                          int *info, ls_context *ctx)
 {
     int st = device_ctx(ctx);
     if (st)
@@ -150,8 +200,17 @@ static int getrs_gpu(ls_precision p, const char *fn, char trans, int n, int nrhs
     return slot_status(ctx, st, info);
 }
 
-static int gesv_gpu(ls_precision p, const char *fn, int n, int nrhs, void *dA, int ldda, int *ipiv,
-                    void *dB, int lddb, int *info, ls_context *ctx)
+static int getrs_gpu(ls_precision p, const char *fn, char trans, int n, int nrhs, const void *dA,
+                     int ldda, const int *ipiv, void *dB, int lddb, int *info, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = getrs_gpu_body(p, fn, trans, n, nrhs, dA, ldda, ipiv, dB, lddb, info, ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int gesv_gpu_body(ls_precision p, const char *fn, int n, int nrhs, void *dA, int ldda,
+                         int *ipiv, void *dB, int lddb, int *info, ls_context *ctx)
 {
     int st = device_ctx(ctx);
     if (st)
@@ -162,6 +221,15 @@ static int gesv_gpu(ls_precision p, const char *fn, int n, int nrhs, void *dA, i
     st = ctx->iface->gesv_gpu(ctx->bctx, p, n, nrhs, dA, ldda, ipiv, dB, lddb, info, ctx->error,
                               sizeof ctx->error);
     return slot_status(ctx, st, info);
+}
+
+static int gesv_gpu(ls_precision p, const char *fn, int n, int nrhs, void *dA, int ldda, int *ipiv,
+                    void *dB, int lddb, int *info, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = gesv_gpu_body(p, fn, n, nrhs, dA, ldda, ipiv, dB, lddb, info, ctx);
+    ls_context_leave(ctx);
+    return st;
 }
 
 int ls_dgetrf_gpu(int m, int n, double *dA, int ldda, int *ipiv, int *info, ls_context *ctx)

@@ -47,8 +47,8 @@ int ls_check_gesv(int n, int nrhs, const void *A, int lda, const int *ipiv, cons
     return 0;
 }
 
-static int getrf_any(ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
-                     ls_context *ctx)
+static int getrf_body(ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
+                      ls_context *ctx)
 {
     int st = ls_check_getrf(m, n, A, lda, ipiv);
     if (info) *info = st;
@@ -70,6 +70,16 @@ static int getrf_any(ls_precision p, int m, int n, void *A, int lda, int *ipiv, 
     return inf;
 }
 
+/* One call at a time on a shared context (docs/threads.md). */
+static int getrf_any(ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
+                     ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = getrf_body(p, m, n, A, lda, ipiv, info, ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
 static char upper_trans(char t)
 {
     return (t == 'n' || t == 'N') ? 'N' : 'T'; /* real: 'C' == 'T' */
@@ -87,8 +97,8 @@ int ls_sgetrf(int m, int n, float *A, int lda, int *ipiv, int *info, ls_context 
 
 /* The backend's getrs where it has one (CUDA: copy in, solve on the
  * device, copy out), else the CPU reference. */
-static int getrs_any(ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
-                     const int *ipiv, void *B, int ldb, int *info, ls_context *ctx)
+static int getrs_body(ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                      const int *ipiv, void *B, int ldb, int *info, ls_context *ctx)
 {
     int st = ls_check_getrs(trans, n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
@@ -106,6 +116,16 @@ static int getrs_any(ls_precision p, char trans, int n, int nrhs, const void *A,
     return 0;
 }
 
+/* One call at a time on a shared context (docs/threads.md). */
+static int getrs_any(ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                     const int *ipiv, void *B, int ldb, int *info, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = getrs_body(p, trans, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
 int ls_dgetrs(char trans, int n, int nrhs, const double *A, int lda, const int *ipiv, double *B,
               int ldb, int *info, ls_context *ctx)
 {
@@ -120,8 +140,8 @@ int ls_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *i
 
 /* The backend's one-pass gesv where it has one (CUDA: A and B cross the
  * bus once), else getrf then getrs. */
-static int gesv_any(ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
-                    int ldb, int *info, ls_context *ctx)
+static int gesv_body(ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
+                     int ldb, int *info, ls_context *ctx)
 {
     int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
@@ -139,6 +159,16 @@ static int gesv_any(ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv
                ? ls_sgetrs('N', n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb, info, ctx)
                : ls_dgetrs('N', n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb, info,
                            ctx);
+}
+
+/* One call at a time on a shared context (docs/threads.md). */
+static int gesv_any(ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
+                    int ldb, int *info, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = gesv_body(p, n, nrhs, A, lda, ipiv, B, ldb, info, ctx);
+    ls_context_leave(ctx);
+    return st;
 }
 
 int ls_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb, int *info,

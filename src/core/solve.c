@@ -52,7 +52,7 @@ static void *to_working(ls_precision p, int m, int n, const double *X, int ldx)
     if (ls_mul_size((size_t)m, (size_t)n, &count) ||
         ls_mul_size(count ? count : 1, p == LS_SINGLE ? sizeof(float) : sizeof(double), &bytes))
         return NULL;
-    void *w = malloc(bytes);
+    void *w = ls_malloc(bytes);
     if (!w)
         return NULL;
     for (int j = 0; j < n; j++)
@@ -99,7 +99,7 @@ static int refine(ls_context *ctx, const ls_job *first, const double *A, int lda
 {
     int n = first->n, nrhs = first->nrhs, steps = 0;
     size_t nb = (size_t)n * (size_t)nrhs;
-    double *R = malloc(sizeof(double) * nb), *Xt = malloc(sizeof(double) * nb);
+    double *R = ls_malloc(sizeof(double) * nb), *Xt = ls_malloc(sizeof(double) * nb);
     char err[256];
     for (int it = 0; R && Xt && it < LS_REFINE_STEPS && rep->residual > 10.0; it++) {
         for (int j = 0; j < nrhs; j++) {
@@ -187,8 +187,8 @@ static int run(ls_context *ctx, const ls_options *opt, int n, int nrhs, const do
                        need / 1073741824.0, mem / 1073741824.0);
     void *Aw = to_working(opt->precision, n, n, A, lda);
     void *Bw = to_working(opt->precision, n, nrhs, B, ldb);
-    int *ipiv = malloc(sizeof(int) * (size_t)n);
-    double *X = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
+    int *ipiv = ls_malloc(sizeof(int) * (size_t)n);
+    double *X = ls_malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
     if (!Aw || !Bw || !ipiv || !X) {
         free(Aw); free(Bw); free(ipiv); free(X);
         return LS_FAIL(err, errlen, LS_ENOMEM, "cannot allocate %.0f bytes of host memory",
@@ -293,6 +293,7 @@ int ls_solve(ls_context *ctx, const ls_options *opt, int n, int nrhs, const doub
     rep->nrhs = nrhs;
     rep->method = opt->method;
     snprintf(rep->device, sizeof rep->device, "%s", ctx->device_name);
+    ls_context_enter(ctx);
     double t0 = ls_now();
     int st = run(ctx, opt, n, nrhs, A, lda, B, ldb, rep);
     rep->t_total = ls_now() - t0;
@@ -308,6 +309,7 @@ int ls_solve(ls_context *ctx, const ls_options *opt, int n, int nrhs, const doub
     ls_message_split(rep->message, rep->message, sizeof rep->message, where, sizeof where);
     if (!rep->where[0])
         snprintf(rep->where, sizeof rep->where, "%s", where);
+    ls_context_leave(ctx);
     if (rep == &local)
         ls_report_clear(&local);
     ls_context_destroy(own);

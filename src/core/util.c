@@ -2,7 +2,10 @@
 #include "tool_api.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,6 +84,61 @@ void ls_message_split(const char *msg, char *text, size_t textlen, char *where, 
     }
     if (text && textlen)
         text[o] = '\0';
+}
+
+/* LS_FAULT_ALLOC: -1 not read yet, 0 off, else the allocation to fail. */
+static atomic_llong fault_target = -1;
+static atomic_llong fault_count;
+static atomic_int fault_fired;
+
+static long long fault_read_env(void)
+{
+    const char *env = getenv("LS_FAULT_ALLOC");
+    long long n = 0;
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        n = strtoll(env, &end, 10);
+        if (errno || !end || *end || n < 0)
+            n = 0;
+    }
+    atomic_store(&fault_target, n);
+    return n;
+}
+
+/* 1 when this allocation is the one LS_FAULT_ALLOC names. */
+static int fault_now(void)
+{
+    long long target = atomic_load_explicit(&fault_target, memory_order_relaxed);
+    if (target == 0)
+        return 0;
+    if (target < 0 && (target = fault_read_env()) == 0)
+        return 0;
+    if (atomic_fetch_add(&fault_count, 1) + 1 != target)
+        return 0;
+    atomic_store(&fault_fired, 1);
+    return 1;
+}
+
+void *ls_malloc(size_t bytes)
+{
+    return fault_now() ? NULL : malloc(bytes);
+}
+
+void *ls_calloc(size_t count, size_t size)
+{
+    return fault_now() ? NULL : calloc(count, size);
+}
+
+void *ls_realloc(void *p, size_t bytes)
+{
+    return fault_now() ? NULL : realloc(p, bytes);
+}
+
+long long ls_fault_alloc_state(void)
+{
+    long long n = atomic_load(&fault_count);
+    return atomic_load(&fault_fired) ? -n : n;
 }
 
 int ls_mul_size(size_t a, size_t b, size_t *out)

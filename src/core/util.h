@@ -28,6 +28,20 @@ int ls_fail_at(char *err, size_t errlen, int status, const char *file, int line,
 #define LS_FAIL(err, errlen, status, ...) \
     ls_fail_at((err), (errlen), (status), __FILE__, __LINE__, __VA_ARGS__)
 
+/* The library's host allocations go through these (free() releases them).
+ * Test hook: with LS_FAULT_ALLOC=N in the environment when the first of them
+ * runs, the N-th call in the process fails (returns NULL) once, so a test can
+ * walk N over a whole solve or read and check each failure path
+ * (tests/fault). Unset, the cost is one relaxed atomic load per allocation.
+ * The counter is the library's only process-wide mutable state, and it is
+ * test-only. */
+void *ls_malloc(size_t bytes);
+void *ls_calloc(size_t count, size_t size);
+void *ls_realloc(void *p, size_t bytes);
+/* Allocations counted so far under LS_FAULT_ALLOC, negated once the injected
+ * failure has happened; 0 when the hook is off. For tests only. */
+LS_API long long ls_fault_alloc_state(void);
+
 /* Overflow-checked size arithmetic: 0 on success. */
 int ls_mul_size(size_t a, size_t b, size_t *out);
 

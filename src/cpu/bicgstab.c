@@ -29,7 +29,7 @@ static void ls_hist_set(ls_hist_buf *h, int it, double value)
             cap *= 2;
         if (cap < it)
             return;
-        double *grown = realloc(h->v, sizeof(double) * (size_t)cap);
+        double *grown = ls_realloc(h->v, sizeof(double) * (size_t)cap);
         if (!grown)
             return;
         h->v = grown;

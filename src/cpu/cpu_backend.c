@@ -132,7 +132,7 @@ static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errle
 static void *copy_block(const ls_job *job, const void *src, int ld, int m)
 {
     size_t es = job->prec == LS_SINGLE ? sizeof(float) : sizeof(double);
-    char *dst = malloc(es * (size_t)job->n * (size_t)m);
+    char *dst = ls_malloc(es * (size_t)job->n * (size_t)m);
     for (int j = 0; dst && j < m; j++)
         memcpy(dst + es * (size_t)j * job->n, (const char *)src + es * (size_t)j * ld,
                es * (size_t)job->n);
@@ -294,7 +294,7 @@ int ls_cpu_backend_open(int device, const ls_backend_iface **iface, void **bctx,
     if (device != 0)
         return LS_FAIL(err, errlen, LS_EUNAVAIL, "backend cpu has one device (0), not %d",
                        device);
-    cpu_ctx *c = calloc(1, sizeof *c);
+    cpu_ctx *c = ls_calloc(1, sizeof *c);
     if (!c)
         return LS_FAIL(err, errlen, LS_ENOMEM, "cannot allocate the cpu backend context");
     read_cpu_model(c->model, sizeof c->model);

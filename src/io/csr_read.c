@@ -50,7 +50,7 @@ static void *alloc_n(long long count, size_t size)
     size_t bytes = 0;
     if (count < 0 || ls_mul_size(count > 0 ? (size_t)count : 1, size, &bytes))
         return NULL;
-    return malloc(bytes);
+    return ls_malloc(bytes);
 }
 
 /* The reader's peak memory for what the header claims, refused before any
@@ -222,7 +222,7 @@ static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
         b.ti = alloc_n(r.entries, sizeof *b.ti);
         b.tj = alloc_n(r.entries, sizeof *b.tj);
         b.tv = alloc_n(r.entries, sizeof *b.tv);
-        b.row_ptr = r.rows < LLONG_MAX ? calloc((size_t)r.rows + 1, sizeof *b.row_ptr) : NULL;
+        b.row_ptr = r.rows < LLONG_MAX ? ls_calloc((size_t)r.rows + 1, sizeof *b.row_ptr) : NULL;
         if (!b.ti || !b.tj || !b.tv || !b.row_ptr)
             st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %lld entries and %lld rows",
                          r.path, r.entries, r.rows);
@@ -251,10 +251,10 @@ static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
         st = sort_and_sum(&r, &b, &nnz, err, errlen);
         if (!st && nnz < stored && nnz > 0) {
             /* give back what the summed duplicates freed; keep on failure */
-            int64_t *c = realloc(b.col_idx, sizeof *c * (size_t)nnz);
+            int64_t *c = ls_realloc(b.col_idx, sizeof *c * (size_t)nnz);
             if (c)
                 b.col_idx = c;
-            double *v = realloc(b.val, sizeof *v * (size_t)nnz);
+            double *v = ls_realloc(b.val, sizeof *v * (size_t)nnz);
             if (v)
                 b.val = v;
         }

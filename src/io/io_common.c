@@ -98,7 +98,7 @@ static int slurp(ls_io_src *src, char *err, size_t errlen)
 {
     const long long cap = ls_io_stream_max_bytes();
     size_t len = 0, room = cap < (1 << 16) ? (size_t)cap + 1 : (size_t)1 << 16;
-    unsigned char *buf = malloc(room);
+    unsigned char *buf = ls_malloc(room);
     if (!buf)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a %zu-byte read buffer",
                        src->path, room);
@@ -108,7 +108,7 @@ static int slurp(ls_io_src *src, char *err, size_t errlen)
             size_t want = room <= SIZE_MAX / 2 ? room * 2 : SIZE_MAX;
             if ((unsigned long long)want > (unsigned long long)cap + 1)
                 want = (size_t)cap + 1;
-            unsigned char *bigger = realloc(buf, want);
+            unsigned char *bigger = ls_realloc(buf, want);
             if (!bigger) {
                 free(buf);
                 return LS_FAIL(err, errlen, LS_ENOMEM, "%s: byte %zu: no memory to hold the stream",
@@ -231,7 +231,7 @@ int ls_io_lines_init(ls_io_lines *lr, ls_io_src *src, char *err, size_t errlen)
     memset(lr, 0, sizeof *lr);
     lr->src = src;
     lr->cap = 1 << 16;
-    lr->buf = malloc(lr->cap);
+    lr->buf = ls_malloc(lr->cap);
     if (!lr->buf)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a %zu-byte line buffer",
                        src->path, lr->cap);
@@ -294,7 +294,7 @@ int ls_io_lines_next(ls_io_lines *lr, char **line, size_t *len, char *err, size_
                 return LS_FAIL(err, errlen, LS_EFORMAT,
                                "%s:%lld: expected a line shorter than %d bytes", lr->src->path,
                                lr->line_no + 1, LS_IO_MAX_LINE);
-            char *bigger = realloc(lr->buf, lr->cap * 2);
+            char *bigger = ls_realloc(lr->buf, lr->cap * 2);
             if (!bigger)
                 return LS_FAIL(err, errlen, LS_ENOMEM, "%s:%lld: no memory for a long line",
                                lr->src->path, lr->line_no + 1);

@@ -459,7 +459,7 @@ int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
         st = LS_FAIL(err, errlen, LS_ESIZE, "%s: %lld x %lld does not fit in memory", r.path,
                      r.rows, r.cols);
     if (!st) {
-        A = calloc((size_t)r.rows * (size_t)r.cols, sizeof(double));
+        A = ls_calloc((size_t)r.rows * (size_t)r.cols, sizeof(double));
         if (!A)
             st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %lld x %lld doubles", r.path,
                          r.rows, r.cols);

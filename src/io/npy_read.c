@@ -358,7 +358,7 @@ static int read_header(ls_io_src *src, npy_header *h, char *err, size_t errlen)
     int st = read_prefix(src, &len, &header_at, err, errlen);
     if (st)
         return st;
-    char *text = malloc(len + 1);
+    char *text = ls_malloc(len + 1);
     if (!text)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a %zu-byte header", src->path,
                        len);
@@ -420,7 +420,7 @@ static int check_shape(ls_io_src *src, const npy_header *h, long long data_at, c
 static int read_data(ls_io_src *src, const npy_header *h, long long data_at, int rows, int cols,
                      double *A, char *err, size_t errlen)
 {
-    unsigned char *chunk = malloc(NPY_CHUNK_BYTES);
+    unsigned char *chunk = ls_malloc(NPY_CHUNK_BYTES);
     if (!chunk)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a read buffer", src->path);
     const size_t total = (size_t)rows * (size_t)cols, per_chunk = NPY_CHUNK_BYTES / h->itemsize;
@@ -488,7 +488,7 @@ int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
     if (ls_mul_size((size_t)rows * (size_t)cols, sizeof(double), &bytes))
         return LS_FAIL(err, errlen, LS_ESIZE, "%s: %d x %d does not fit in memory", src->path,
                        rows, cols);
-    double *A = malloc(bytes);
+    double *A = ls_malloc(bytes);
     if (!A)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %d x %d doubles", src->path,
                        rows, cols);

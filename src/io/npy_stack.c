@@ -89,7 +89,7 @@ static size_t dest(const ls_io_stack *s, size_t k, int fortran)
 static int read_values(ls_io_src *src, const ls_npy_desc *d, long long at, ls_io_stack *s,
                        char *err, size_t errlen)
 {
-    unsigned char *chunk = malloc(STACK_CHUNK_BYTES);
+    unsigned char *chunk = ls_malloc(STACK_CHUNK_BYTES);
     if (!chunk)
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a read buffer", src->path);
     size_t total = (size_t)s->batch * s->rows * s->cols, per = STACK_CHUNK_BYTES / d->itemsize;
@@ -145,7 +145,7 @@ int ls_io_read_stack(const char *path, ls_io_stack *s, char *err, size_t errlen)
         snprintf(s->dtype, sizeof s->dtype, "%s", src.dtype);
         size_t bytes = 0;
         if (ls_mul_size((size_t)s->batch * s->rows * s->cols, sizeof(double), &bytes) ||
-            !(s->data = malloc(bytes)))
+            !(s->data = ls_malloc(bytes)))
             st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %d x %d x %d values", path,
                          s->batch, s->rows, s->cols);
     }
