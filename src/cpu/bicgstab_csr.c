@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "krylov_csr.h"
 
 /* The recurrence threshold that stands for s->tol on the true residual:
@@ -38,7 +39,7 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
 {
     int64_t n = s->n;
     memset(o, 0, sizeof *o);
-    double *w = malloc(sizeof(double) * 8 * (size_t)(n ? n : 1));
+    double *w = ls_malloc(sizeof(double) * 8 * (size_t)(n ? n : 1));
     if (!w) {
         snprintf(o->msg, sizeof o->msg, "cannot allocate BiCGStab workspace");
         return LS_ENOMEM;

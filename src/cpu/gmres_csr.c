@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "krylov_csr.h"
 
 int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
@@ -17,9 +18,9 @@ int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
     int m = s->restart;
     memset(o, 0, sizeof *o);
     size_t nv = (size_t)(n ? n : 1);
-    double *V = malloc(sizeof(double) * nv * (size_t)(m + 1));
-    double *r = malloc(sizeof(double) * nv * 2);
-    double *H = malloc(sizeof(double) * ((size_t)(m + 1) * m + 4 * (size_t)(m + 1)));
+    double *V = ls_malloc(sizeof(double) * nv * (size_t)(m + 1));
+    double *r = ls_malloc(sizeof(double) * nv * 2);
+    double *H = ls_malloc(sizeof(double) * ((size_t)(m + 1) * m + 4 * (size_t)(m + 1)));
     if (!V || !r || !H) {
         free(V), free(r), free(H);
         snprintf(o->msg, sizeof o->msg, "cannot allocate GMRES(%d) workspace", m);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "krylov_csr.h"
 
 enum { LS_KR_PAR = 50000 }; /* below this many values, threads cost more than they give */
@@ -172,10 +173,10 @@ static int equilibrate(const ls_csr *A, const double *b, double *x, ls_csr *As, 
     int64_t n = A->n_rows;
     size_t nn = (size_t)(n ? n : 1);
     *As = *A;
-    As->val = malloc(sizeof(double) * (size_t)(A->nnz ? A->nnz : 1));
-    *bs = malloc(sizeof(double) * nn);
-    *rw = malloc(sizeof(double) * nn);
-    *cs = malloc(sizeof(double) * nn);
+    As->val = ls_malloc(sizeof(double) * (size_t)(A->nnz ? A->nnz : 1));
+    *bs = ls_malloc(sizeof(double) * nn);
+    *rw = ls_malloc(sizeof(double) * nn);
+    *cs = ls_malloc(sizeof(double) * nn);
     if (!As->val || !*bs || !*rw || !*cs)
         return LS_ENOMEM;
     double *c = *cs;
@@ -267,7 +268,7 @@ unscale:
     if (st == LS_ENOMEM || st < 0)
         goto out;
     /* The verdict is the caller's own residual. */
-    r = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    r = ls_malloc(sizeof(double) * (size_t)(n ? n : 1));
     if (!r) {
         st = LS_ENOMEM;
         snprintf(msg, sizeof msg, "cannot allocate the residual check");

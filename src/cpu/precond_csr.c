@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "krylov_csr.h"
 
 /* Position of a_ii in row i (columns sorted), or -1. */
@@ -24,7 +25,7 @@ static int64_t find_diag(const ls_csr *A, int64_t i)
 
 static int setup_jacobi(ls_csr_precond *P, const ls_csr *A, char *msg, size_t msglen)
 {
-    P->inv_diag = malloc(sizeof(double) * (size_t)(A->n_rows ? A->n_rows : 1));
+    P->inv_diag = ls_malloc(sizeof(double) * (size_t)(A->n_rows ? A->n_rows : 1));
     if (!P->inv_diag) {
         snprintf(msg, msglen, "cannot allocate the Jacobi preconditioner");
         return LS_ENOMEM;
@@ -47,9 +48,9 @@ static int setup_ilu0(ls_csr_precond *P, const ls_csr *A, char *msg, size_t msgl
 {
     int64_t n = A->n_rows, nnz = A->nnz;
     P->A = A;
-    P->lu = malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
-    P->diag = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    int64_t *iw = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    P->lu = ls_malloc(sizeof(double) * (size_t)(nnz ? nnz : 1));
+    P->diag = ls_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *iw = ls_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     if (!P->lu || !P->diag || !iw) {
         free(iw);
         snprintf(msg, msglen, "cannot allocate the ILU(0) factors");

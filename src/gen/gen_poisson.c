@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "linsolve.h"
 
 /* Entries of the row of grid point (ix, iy, iz): itself and its neighbours
@@ -32,9 +33,9 @@ int ls_gen_poisson(int dims, int64_t k, ls_csr *out)
     const int64_t kk = k * k, n = dims == 3 ? kk * k : kk;
     const int64_t nnz = dims == 3 ? 7 * n - 6 * kk : 5 * n - 4 * k;
     const double diag = dims == 3 ? 6.0 : 4.0;
-    int64_t *rp = malloc(sizeof *rp * (size_t)(n + 1));
-    int64_t *ci = malloc(sizeof *ci * (size_t)nnz);
-    double *v = malloc(sizeof *v * (size_t)nnz);
+    int64_t *rp = ls_malloc(sizeof *rp * (size_t)(n + 1));
+    int64_t *ci = ls_malloc(sizeof *ci * (size_t)nnz);
+    double *v = ls_malloc(sizeof *v * (size_t)nnz);
     if (!rp || !ci || !v) {
         free(rp);
         free(ci);

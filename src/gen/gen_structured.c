@@ -83,7 +83,7 @@ int ls_gen_randsvd(int n, double *A, int lda, uint64_t seed, double cond)
     size_t count;
     if (ls_mul_size((size_t)n, RANDSVD_RB, &count) || count > SIZE_MAX / sizeof(double))
         return LS_ENOMEM;
-    double *V = malloc(count * sizeof(double));
+    double *V = ls_malloc(count * sizeof(double));
     if (!V)
         return LS_ENOMEM;
     for (int j = 0; j < n; j++) {

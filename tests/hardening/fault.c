@@ -3,8 +3,10 @@
  * allocation inside liblinsolve failing, until a child's whole script runs
  * without reaching the N-th allocation. The script: a CPU context, ls_solve
  * (auto, lu, ge, gj1, bicgstab, float32), ls_dgesv, and reads of a dense
- * Matrix Market file, a .npy, a coordinate file into CSR, a 3-D .npy stack
- * and a stream (read into memory first). In each child the call that met
+ * Matrix Market file, a .npy, a coordinate file into CSR, a 2-D .npy stack
+ * and a stream (read into memory first); the dense generators, a 2-D
+ * Poisson CSR and ls_csr_solve_iter (BiCGStab plain, Jacobi and
+ * equilibrated, GMRES with ILU(0)). In each child the call that met
  * the failure must return a clean status (LS_ENOMEM) with a message that
  * names the file or says what could not be allocated, and the same call
  * retried on the same context must then succeed with a correct answer; a
@@ -144,6 +146,64 @@ static void solves(ls_context *ctx)
     }
 }
 
+/* The generators and the sparse Krylov solvers (no context; the
+ * generators return a status only, ls_csr_solve_iter a message too). */
+static int sparse_once(int which)
+{
+    static const struct {
+        const char *name;
+        ls_iter_method m;
+        ls_precond p;
+        int equilibrate;
+    } runs[] = {{"csr bicgstab", LS_ITER_BICGSTAB, LS_PRECOND_NONE, 0},
+                {"csr bicgstab jacobi", LS_ITER_BICGSTAB, LS_PRECOND_JACOBI, 0},
+                {"csr gmres ilu0", LS_ITER_GMRES, LS_PRECOND_ILU0, 0},
+                {"csr bicgstab equilibrated", LS_ITER_BICGSTAB, LS_PRECOND_NONE, 1}};
+    op_begin("ls_gen_poisson");
+    ls_csr A;
+    int st = ls_gen_poisson(2, 6, &A);
+    if (check_failure(st, ls_strerror(st), NULL))
+        return st;
+    op_begin(runs[which].name);
+    double b[36], x[36];
+    for (int i = 0; i < 36; i++) {
+        b[i] = 1.0 + i % 5;
+        x[i] = 0.0;
+    }
+    ls_iter_options opt;
+    ls_iter_options_init(&opt);
+    opt.method = runs[which].m;
+    opt.precond = runs[which].p;
+    opt.equilibrate = runs[which].equilibrate;
+    ls_iter_report rep;
+    char err[512] = "";
+    st = ls_csr_solve_iter(&A, b, x, &opt, &rep, err, sizeof err);
+    if (!check_failure(st, err, NULL) && !(rep.converged && rep.rel_residual <= rep.rtol))
+        bad("not converged", st, rep.message);
+    ls_csr_free(&A);
+    return st;
+}
+
+static void generators_and_sparse(void)
+{
+    for (int which = 0; which < 4; which++)
+        if (sparse_once(which) != 0 && sparse_once(which) != 0)
+            bad("a sparse solve fails again after the injected failure", -1, "");
+    double A[16 * 16];
+    for (int k = 0; k < LS_GEN_COUNT_; k++) {
+        if (ls_gen_is_sparse((ls_gen_kind)k))
+            continue;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            op_begin(ls_gen_name((ls_gen_kind)k));
+            int st = ls_generate((ls_gen_kind)k, 16, A, 16, 3, 1e4);
+            if (!check_failure(st, ls_strerror(st), NULL))
+                break;
+            if (attempt)
+                bad("a generator fails again after the injected failure", st, "");
+        }
+    }
+}
+
 static void path_of(char *out, size_t len, const char *name)
 {
     snprintf(out, len, "%s/%s", dir, name);
@@ -224,6 +284,7 @@ static int child(void)
     solves(ctx);
     ls_context_destroy(ctx);
     reads();
+    generators_and_sparse();
     if (child_failures)
         return 1;
     if (ls_fault_alloc_state() < 0 && !reported)
