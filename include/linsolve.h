@@ -190,7 +190,10 @@ LS_API int ls_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int
  * ctx not counted), set info to -i wherever it lives, and say why in
  * ls_context_error. A routine's first call at a new largest size may grow
  * the context's device workspace, and that allocation may synchronise the
- * device; later calls allocate nothing.
+ * device; later calls allocate nothing. getrf and getrs called again with
+ * the same pointers, sizes and stream run as a CUDA graph captured on the
+ * second such call (one launch instead of hundreds; LS_CUDA_GRAPH=0 turns
+ * this off); a stream the caller is capturing gets the kernels instead.
  *
  * The context's own stream is a blocking one: it waits for work the caller
  * queued on CUDA's legacy default stream (a plain cudaMemcpy or kernel
@@ -559,6 +562,47 @@ LS_API void ls_iter_options_init(ls_iter_options *opt);
 LS_API int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x,
                              const ls_iter_options *opt, ls_iter_report *rep, char *err,
                              size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Sparse direct solver on CSR (double precision, CPU): SuiteSparse UMFPACK's
+ * LU when the library was built with it (ls_csr_direct_available()).
+ * ---------------------------------------------------------------------- */
+typedef struct ls_csr_direct_report {
+    double residual;  /**< max over columns of ||b-Ax||inf / (n ||A||inf ||x||inf eps) */
+    double rcond;     /**< UMFPACK's reciprocal condition estimate (< eps: numerically singular) */
+    int64_t nnz_lu;   /**< entries in L + U (diagonal counted once) */
+    int singular;     /**< 1 when an exactly zero pivot stopped the solve */
+    double t_factor, t_solve; /**< seconds */
+    char message[256]; /**< outcome in plain words */
+} ls_csr_direct_report;
+
+/** 1 when built with UMFPACK, else 0 (ls_csr_solve_direct then says so). */
+LS_API int ls_csr_direct_available(void);
+
+/**
+ * Solve A X = B by sparse LU (UMFPACK, fill-reducing ordering, threshold
+ * pivoting, its iterative refinement), then check the scaled residual on
+ * CSR in O(nnz * nrhs).
+ * @param[in]  A     square CSR, columns strictly increasing within each row
+ * @param[in]  nrhs  number of right-hand sides (>= 0)
+ * @param[in]  B     n x nrhs, column-major, leading dimension ldb >= n
+ * @param[out] X     n x nrhs, leading dimension ldx >= n (may not overlap B)
+ * @param[out] rep   optional: residual, rcond, fill, times, message
+ * @param[out] err   optional: message on any non-zero return
+ * @return 0 solved with residual <= 30; k > 0: singular (U(k,k) of the permuted
+ *         factors is exactly zero, UMFPACK_WARNING_singular_matrix; X set to NaN);
+ *         LS_INACCURATE (residual > 30); LS_EINVAL, LS_ESIZE, LS_ENONFINITE,
+ *         LS_ENOMEM; LS_EUNSUPPORTED ("unsupported: built without UMFPACK")
+ */
+LS_API int ls_csr_solve_direct(const ls_csr *A, int nrhs, const double *B, int64_t ldb,
+                               double *X, int64_t ldx, ls_csr_direct_report *rep, char *err,
+                               size_t errlen);
+
+/** ||A||inf (largest absolute row sum) of a CSR matrix. */
+LS_API double ls_csr_norm_inf(const ls_csr *A);
+/** max over columns of ||B-AX||inf / (n ||A||inf ||X||inf eps), on CSR in O(nnz * nrhs). */
+LS_API double ls_csr_scaled_residual(const ls_csr *A, int nrhs, const double *B, int64_t ldb,
+                                     const double *X, int64_t ldx);
 
 /* ------------------------------------------------------------------------
  * Mixed precision (LAPACK's dsgesv idea): factor A in a low precision,
