@@ -569,7 +569,8 @@ LS_API int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x,
  * ---------------------------------------------------------------------- */
 typedef struct ls_csr_direct_report {
     double residual;  /**< max over columns of ||b-Ax||inf / (n ||A||inf ||x||inf eps) */
-    double rcond;     /**< UMFPACK's reciprocal condition estimate (< eps: numerically singular) */
+    double rcond;     /**< 1 / cond1(A), Hager's estimate on the factors (< eps: numerically
+                           singular: small residual, but the forward error may be large) */
     int64_t nnz_lu;   /**< entries in L + U (diagonal counted once) */
     int singular;     /**< 1 when an exactly zero pivot stopped the solve */
     double t_factor, t_solve; /**< seconds */

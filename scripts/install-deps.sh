@@ -6,7 +6,9 @@ pkgs=(cmake gcc make pkg-config libopenblas-dev liblapacke-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo gnuplot-nox python3
       # the LAPACK drop-in's tests: LAPACK's own test programs, the reference
       # LAPACK and BLAS (NaN/Inf oracle), Debian's NumPy run under the preload
-      liblapack-test liblapack3 libblas3 python3-numpy)
+      liblapack-test liblapack3 libblas3 python3-numpy
+      # the sparse direct solver (UMFPACK)
+      libsuitesparse-dev)
 # the Python package (python/): its build, and its tests' NumPy, SciPy and pytest
 pkgs+=(python3-dev python3-numpy python3-pip python3-venv python3-setuptools python3-pytest
        python3-scipy)
