@@ -94,7 +94,7 @@ static const int *positions(ls_batched_op op)
 }
 
 /* Host arrays: the backend's slot where it has one, else the CPU. */
-static int run_host(const call *c, ls_precision prec, ls_context *ctx)
+static int run_host_locked(const call *c, ls_precision prec, ls_context *ctx)
 {
     char local[LS_ERRLEN];
     char *err = ctx ? ctx->error : local;
@@ -118,7 +118,7 @@ static int run_host(const call *c, ls_precision prec, ls_context *ctx)
 }
 
 /* Device arrays: a CUDA context with the slot, as the other _gpu routines. */
-static int run_device(const call *c, ls_precision prec, ls_context *ctx)
+static int run_device_locked(const call *c, ls_precision prec, ls_context *ctx)
 {
     if (!ctx)
         return LS_EUNAVAIL;
@@ -140,6 +140,23 @@ static int run_device(const call *c, ls_precision prec, ls_context *ctx)
     ls_batched_job job;
     to_job(c, prec, 1, &job);
     return ctx->iface->batched(ctx->bctx, &job, ctx->error, sizeof ctx->error);
+}
+
+/* A shared context runs one call at a time (docs/threads.md). */
+static int run_host(const call *c, ls_precision prec, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = run_host_locked(c, prec, ctx);
+    ls_context_leave(ctx);
+    return st;
+}
+
+static int run_device(const call *c, ls_precision prec, ls_context *ctx)
+{
+    ls_context_enter(ctx);
+    int st = run_device_locked(c, prec, ctx);
+    ls_context_leave(ctx);
+    return st;
 }
 
 #define GESV_CALL(fn_, layout_, A_, B_)                                                         \

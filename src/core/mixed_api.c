@@ -225,12 +225,18 @@ static int dsgesv_any(int device, ls_context *ctx, int n, int nrhs, double *A, i
 int ls_dsgesv(ls_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv, const double *B,
               int ldb, double *X, int ldx, const ls_mixed_opts *opts, ls_mixed_result *res)
 {
-    return dsgesv_any(0, ctx, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, opts, res);
+    ls_context_enter(ctx); /* a shared context: one call at a time (docs/threads.md) */
+    int st = dsgesv_any(0, ctx, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, opts, res);
+    ls_context_leave(ctx);
+    return st;
 }
 
 int ls_dsgesv_gpu(ls_context *ctx, int n, int nrhs, double *dA, int ldda, int *ipiv,
                   const double *dB, int lddb, double *dX, int lddx, const ls_mixed_opts *opts,
                   ls_mixed_result *res)
 {
-    return dsgesv_any(1, ctx, n, nrhs, dA, ldda, ipiv, dB, lddb, dX, lddx, opts, res);
+    ls_context_enter(ctx);
+    int st = dsgesv_any(1, ctx, n, nrhs, dA, ldda, ipiv, dB, lddb, dX, lddx, opts, res);
+    ls_context_leave(ctx);
+    return st;
 }
