@@ -115,7 +115,7 @@ int ls_cpu_batched(const ls_batched_job *j, char *err, size_t errlen)
     double work = (double)j->batch * n * n * n;
 #pragma omp parallel if (work > 1e6 && j->batch > 1)
     {
-        worker w = {malloc(n * sizeof(int)), NULL};
+        worker w = {ls_malloc(n * sizeof(int)), NULL};
 #ifdef LS_HAVE_LAPACKE
         if (j->op != LS_BATCHED_GETRS && j->n >= LS_CPU_BATCHED_LAPACK_N)
             w.square = malloc(n * n * elem(j->prec)); /* NULL: our kernel instead */

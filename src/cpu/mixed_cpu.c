@@ -156,7 +156,7 @@ static int mx_factor(void *ws, int level, int *info, int *kept, char *err, size_
         return 0;
     }
     /* FP64: the original A kept for residuals, then A factored in place */
-    m->A0 = malloc((size_t)n * (size_t)n * sizeof(double));
+    m->A0 = ls_malloc((size_t)n * (size_t)n * sizeof(double));
     *kept = m->A0 != NULL;
     for (int j = 0; m->A0 && j < n; j++)
         memcpy(m->A0 + (size_t)j * n, m->pb.A + (size_t)j * m->pb.lda, (size_t)n * sizeof(double));
@@ -215,7 +215,7 @@ static int mx_gm_start(void *ws, int j, double *beta, char *err, size_t errlen)
     cpu_mx *m = ws;
     int n = m->pb.n;
     if (!m->Ad) {
-        m->Ad = malloc((size_t)n * (size_t)n * sizeof(double));
+        m->Ad = ls_malloc((size_t)n * (size_t)n * sizeof(double));
         if (!m->Ad)
             return LS_FAIL(err, errlen, LS_ENOMEM, "no memory for the FP64 copy of the factors");
         for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
@@ -309,16 +309,16 @@ int ls_cpu_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops
                        "only: tf32, tf32x3, bf16 and fp16 need CUDA tensor cores)",
                        ls_factor_name(pb->factor) ? ls_factor_name(pb->factor) : "?");
     size_t n = (size_t)pb->n, c = (size_t)pb->nrhs, m1 = (size_t)pb->restart + 1;
-    cpu_mx *m = calloc(1, sizeof *m);
+    cpu_mx *m = ls_calloc(1, sizeof *m);
     if (!m)
         return LS_FAIL(err, errlen, LS_ENOMEM, "no memory for the mixed solver's workspace");
     m->pb = *pb;
-    m->As = malloc(n * n * sizeof(float));
-    m->ipiv_s = malloc(n * sizeof(int));
-    m->R = malloc(n * c * sizeof(double));
-    m->V = malloc(n * m1 * sizeof(double));
-    m->w = malloc(n * sizeof(double));
-    m->t = malloc(n * c * sizeof(float));
+    m->As = ls_malloc(n * n * sizeof(float));
+    m->ipiv_s = ls_malloc(n * sizeof(int));
+    m->R = ls_malloc(n * c * sizeof(double));
+    m->V = ls_malloc(n * m1 * sizeof(double));
+    m->w = ls_malloc(n * sizeof(double));
+    m->t = ls_malloc(n * c * sizeof(float));
     if (!m->As || !m->ipiv_s || !m->R || !m->V || !m->w || !m->t) {
         mx_close(m);
         return LS_FAIL(err, errlen, LS_ENOMEM,
