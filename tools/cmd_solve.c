@@ -11,6 +11,7 @@
 #include "solve_mixed.h"
 #include "solve_report.h"
 #include "solve_batched.h"
+#include "solve_sparse.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
 #define LS_CLI_BIG_FILE_BYTES (100.0 * 1024 * 1024)
@@ -78,6 +79,11 @@ static void solve_help(FILE *out)
             "                       enough for a scaled residual <= 10)\n"
             "  --atol A             iterative: stop when ||r|| <= A (default 0)\n"
             "  --max-iter K         iterative: at most K iterations (default 2000)\n"
+            "  --format dense|sparse|auto  sparse: read a coordinate A into CSR and\n"
+            "                       solve it there (--method auto|direct|bicgstab|gmres,\n"
+            "                       --precond none|jacobi|ilu0, --restart M,\n"
+            "                       --no-equilibrate); auto: sparse when nnz < n^2/10 or\n"
+            "                       n > 4096; auto on sparse = UMFPACK LU, else GMRES+ILU(0)\n"
             "  --json               print one JSON object on stdout instead of the report\n"
             "  --quiet              print nothing on success (errors still go to stderr)\n"
             "  --verbose            add the source location to error messages (as the\n"
@@ -427,6 +433,9 @@ int ls_cmd_solve(int argc, char **argv)
     solve_args args;
     solve_result res;
     solve_result_init(&res);
+    int sparse_code; /* --format sparse|auto: solve_sparse.c; dense: taken out of argv */
+    if (solve_sparse_dispatch(&argc, argv, &sparse_code))
+        return sparse_code;
     int pr = parse_solve_args(argc, argv, &args);
     if (pr == 1)
         return LS_EXIT_OK;
