@@ -19,38 +19,6 @@
  * device memory: {A, ipiv, B, info} per op. */
 static const int ARG_POS[3][4] = {{3, 6, 0, 7}, {5, 8, 9, 12}, {4, 7, 8, 11}};
 
-static int pooled(const ls_cuda_ctx *c)
-{
-    int v = 0;
-    return cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, c->device) ==
-               cudaSuccess &&
-           v;
-}
-
-/* Stream-ordered temporaries where the device has pools (no device-wide
- * synchronisation), plain cudaMalloc elsewhere. */
-static int tmp_alloc(ls_cuda_ctx *c, void **p, size_t bytes, char *err, size_t errlen)
-{
-    int st = 0;
-    *p = NULL;
-    if (pooled(c))
-        LSC_CUDA(cudaMallocAsync(p, bytes ? bytes : 1, c->stream));
-    else
-        st = lsc_malloc(p, bytes ? bytes : 1, 1, err, errlen);
-done:
-    return st;
-}
-
-static void tmp_free(ls_cuda_ctx *c, void *p)
-{
-    if (!p)
-        return;
-    if (pooled(c))
-        cudaFreeAsync(p, c->stream);
-    else
-        cudaFree(p);
-}
-
 /* -arg unless p is device memory of this context's GPU (managed counts). */
 static int need_device(const ls_cuda_ctx *c, const void *p, int arg, const char *name,
                        char *err, size_t errlen)
@@ -87,7 +55,7 @@ static int getrf_cublas(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, char *err,
     int st = 0, rowmajor = s->a_rs != 1;
     int lda = (int)(rowmajor ? s->a_rs : s->a_cs);
     void **ptrs = NULL;
-    LSC_TRY(tmp_alloc(c, (void **)&ptrs, sizeof(void *) * (size_t)s->batch, err, errlen));
+    LSC_TRY(lsc_tmp_alloc(c, (void **)&ptrs, sizeof(void *) * (size_t)s->batch, err, errlen));
     LSC_CUDA(lsk_bpointers(dbl, s->A, s->sA, s->batch, ptrs, c->stream));
     if (rowmajor)
         LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
@@ -100,7 +68,7 @@ static int getrf_cublas(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, char *err,
     if (rowmajor)
         LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
 done:
-    tmp_free(c, ptrs);
+    lsc_tmp_free(c, ptrs);
     return st;
 }
 
@@ -135,7 +103,7 @@ static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipi
         return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
                         j->nrhs, n);
     if (!ipiv && (later || (!warp && !smem))) {
-        LSC_TRY(tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
+        LSC_TRY(lsc_tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
                           errlen));
         ipiv = piv_tmp;
     }
@@ -150,7 +118,7 @@ static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipi
     if (later)
         LSC_CUDA(lsk_bgetrs(dbl, 'N', &s, j->nrhs, info, c->stream));
 done:
-    tmp_free(c, piv_tmp);
+    lsc_tmp_free(c, piv_tmp);
     return st;
 }
 

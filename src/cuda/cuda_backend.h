@@ -83,6 +83,13 @@ int lsc_blas_fail_at(cublasStatus_t e, const char *what, char *err, size_t errle
 /* cudaMalloc of count elements of elem bytes, overflow-checked; on failure
  * LS_EDEVMEM "out of device memory: asked for N bytes (free F of T)". */
 int lsc_malloc(void **ptr, size_t count, size_t elem, char *err, size_t errlen);
+/* Temporaries of one call, stream-ordered where the device has memory pools
+ * (cudaFree would wait for every stream of the device, the caller's too),
+ * plain cudaMalloc / cudaFree elsewhere (device_api.c). */
+int lsc_tmp_alloc(ls_cuda_ctx *c, void **p, size_t bytes, char *err, size_t errlen);
+void lsc_tmp_free(ls_cuda_ctx *c, void *p);
+/* The median of v[0 .. n) (sorted in place; cuda_util.c). */
+double lsc_median(double *v, int n);
 /* Seconds between two recorded events (0 if either failed). */
 double lsc_elapsed(cudaEvent_t a, cudaEvent_t b);
 size_t lsc_elem_size(ls_precision p);

@@ -3,6 +3,8 @@
  * util.c symbols. */
 #include "cuda_backend.h"
 
+#include <stdlib.h>
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,3 +80,15 @@ double lsc_elapsed(cudaEvent_t a, cudaEvent_t b)
 }
 
 size_t lsc_elem_size(ls_precision p) { return p == LS_SINGLE ? sizeof(float) : sizeof(double); }
+
+static int lsc_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double lsc_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, lsc_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

@@ -75,19 +75,19 @@ static int pooled(const ls_cuda_ctx *c)
            v;
 }
 
-static int tmp_alloc(ls_cuda_ctx *c, void **p, size_t bytes, char *err, size_t errlen)
+int lsc_tmp_alloc(ls_cuda_ctx *c, void **p, size_t bytes, char *err, size_t errlen)
 {
     int st = 0;
     *p = NULL;
     if (pooled(c))
-        LSC_CUDA(cudaMallocAsync(p, bytes, c->stream));
+        LSC_CUDA(cudaMallocAsync(p, bytes ? bytes : 1, c->stream));
     else
-        LSC_TRY(lsc_malloc(p, bytes, 1, err, errlen));
+        LSC_TRY(lsc_malloc(p, bytes ? bytes : 1, 1, err, errlen));
 done:
     return st;
 }
 
-static void tmp_free(ls_cuda_ctx *c, void *p)
+void lsc_tmp_free(ls_cuda_ctx *c, void *p)
 {
     if (!p)
         return;
@@ -128,7 +128,7 @@ static int pi_open(ls_cuda_ctx *c, piv_info *pi, const int *ipiv, int npiv, int 
     pi->dev_info = info && ki == PTR_DEVICE;
     count = (pi->dev_ipiv ? 0 : (size_t)npiv) + (pi->dev_info ? 0 : 1);
     if (count)
-        LSC_TRY(tmp_alloc(c, &pi->tmp, count * sizeof(int), err, errlen));
+        LSC_TRY(lsc_tmp_alloc(c, &pi->tmp, count * sizeof(int), err, errlen));
     pi->d_ipiv = pi->dev_ipiv ? pi->ipiv : (int *)pi->tmp;
     pi->d_info = pi->dev_info ? info : (int *)pi->tmp + (pi->dev_ipiv ? 0 : npiv);
     if (ipiv_in && !pi->dev_ipiv)
@@ -155,7 +155,7 @@ static int pi_close(ls_cuda_ctx *c, piv_info *pi, int ipiv_out, int *hinfo, int 
     if (pi->tmp) /* some of the caller's memory is host memory: it reads it next */
         LSC_CUDA(cudaStreamSynchronize(c->stream));
 done:
-    tmp_free(c, pi->tmp);
+    lsc_tmp_free(c, pi->tmp);
     pi->tmp = NULL;
     return st;
 }

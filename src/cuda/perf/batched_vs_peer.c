@@ -48,18 +48,6 @@ typedef struct bvp {
     cudaEvent_t ev[2];
 } bvp;
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Pristine A and b, info zeroed, L2 flushed, the stream drained. */
 static int restore(bvp *p, char *err, size_t errlen)
 {
@@ -155,7 +143,7 @@ static int copy_bandwidth(bvp *p, double *gbps, char *err, size_t errlen)
         if (r > 0) /* the first is the warm-up */
             t[r - 1] = lsc_elapsed(p->ev[0], p->ev[1]);
     }
-    *gbps = 2.0 * (double)half / median(t, 7) / 1e9;
+    *gbps = 2.0 * (double)half / lsc_median(t, 7) / 1e9;
 done:
     return st;
 }
@@ -317,14 +305,14 @@ int lsc_perf_batched_vs_peer(void *bctx, const void *in, void *out, char *err, s
         LSC_TRY(timed(&p, CUBLAS, &t[CUBLAS][r], err, errlen));
     }
     o->runs = repeat;
-    o->t_ours = median(t[OURS], repeat);
-    o->t_cublas = median(t[CUBLAS], repeat);
+    o->t_ours = lsc_median(t[OURS], repeat);
+    o->t_cublas = lsc_median(t[CUBLAS], repeat);
     if (q->cusolver) {
         int rs = repeat < CUSOLVER_MAX_REP ? repeat : CUSOLVER_MAX_REP;
         LSC_TRY(timed(&p, CUSOLVER, &warm, err, errlen));
         for (int r = 0; r < rs; r++)
             LSC_TRY(timed(&p, CUSOLVER, &t[CUSOLVER][r], err, errlen));
-        o->t_cusolver = median(t[CUSOLVER], rs);
+        o->t_cusolver = lsc_median(t[CUSOLVER], rs);
     }
     LSC_TRY(judge(&p, OURS, &o->singular_ours, &o->res_ours, &o->checked, err, errlen));
     LSC_TRY(judge(&p, CUBLAS, &o->singular_cublas, &o->res_cublas, &o->checked, err, errlen));

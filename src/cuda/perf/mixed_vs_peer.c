@@ -43,18 +43,6 @@ typedef struct mvp {
     cudaEvent_t ev[2];
 } mvp;
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* randsvd on the device: Q1 diag(s) Q2^T with Q1, Q2 the Q factors of two
  * normal matrices; normal: the entries alone. */
 static int generate(mvp *p, char *err, size_t errlen)
@@ -214,8 +202,8 @@ static int time_ours_and_dgetrf(mvp *p, ls_perf_mixed_out *o, char *err, size_t 
         if (r == rep - 1)
             LSC_TRY(residual(p, &o->res_dgetrf, err, errlen));
     }
-    o->t_mixed = median(t[OURS], rep);
-    o->t_dgetrf = median(t[DGETRF], rep);
+    o->t_mixed = lsc_median(t[OURS], rep);
+    o->t_dgetrf = lsc_median(t[DGETRF], rep);
     o->runs = rep;
 done:
     return st;
@@ -240,7 +228,7 @@ static int time_irs(mvp *p, const irs_cfg *cfg, double *med, double *res, int *n
         LSC_TRY(run_one(p, IRS, &ir, NULL, &t[r], err, errlen));
     LSC_TRY(residual(p, res, err, errlen));
     *niters = ir.niters;
-    *med = median(t, rep);
+    *med = lsc_median(t, rep);
 done:
     cudaFree(ir.work);
     if (ir.infos)
