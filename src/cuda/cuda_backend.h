@@ -73,6 +73,16 @@ int lsc_blas_fail_at(cublasStatus_t e, const char *what, char *err, size_t errle
             goto done;                                                             \
         }                                                                          \
     } while (0)
+/* A cuSOLVER call's status (for files that include cusolverDn.h). */
+#define LSC_SOLVER(call)                                                                   \
+    do {                                                                                  \
+        cusolverStatus_t lsc_s_ = (call);                                                 \
+        if (lsc_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
+            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
+                          (int)lsc_s_);                                                   \
+            goto done;                                                                    \
+        }                                                                                 \
+    } while (0)
 #define LSC_TRY(expr)          \
     do {                       \
         st = (expr);           \

@@ -69,16 +69,6 @@ void lsc_lookahead_free(ls_cuda_ctx *c)
     c->la = NULL;
 }
 
-#define LSC_SOLVER(call)                                                                   \
-    do {                                                                                  \
-        cusolverStatus_t lsc_s_ = (call);                                                 \
-        if (lsc_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
-            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
-                          (int)lsc_s_);                                                   \
-            goto done;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 static int la_open(ls_cuda_ctx *c, char *err, size_t errlen)
 {
     int st = 0, lo = 0, hi = 0;

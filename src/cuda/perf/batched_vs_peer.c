@@ -21,16 +21,6 @@
 #define SLACK_BYTES ((size_t)128 << 20)
 #define CHECK_EACH_END 32 /* systems checked at each end of the stack */
 
-#define LSC_SOLVER(call)                                                                   \
-    do {                                                                                  \
-        cusolverStatus_t lsc_s_ = (call);                                                 \
-        if (lsc_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
-            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
-                          (int)lsc_s_);                                                   \
-            goto done;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 enum { OURS, CUBLAS, CUSOLVER };
 
 typedef struct bvp {

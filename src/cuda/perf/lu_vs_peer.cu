@@ -14,16 +14,6 @@
 #include "../../core/perf.h"
 #include "perf.h"
 
-#define LSC_SOLVER(call)                                                                   \
-    do {                                                                                  \
-        cusolverStatus_t lsc_s_ = (call);                                                 \
-        if (lsc_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
-            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
-                          (int)lsc_s_);                                                   \
-            goto done;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 #define MAX_REP 1000
 /* Beyond A, its copy and cuSOLVER's workspace: our leaves' workspace, cuBLAS's
  * and the right-hand sides; generous, since the check only guards a refusal. */

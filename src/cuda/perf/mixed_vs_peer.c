@@ -17,16 +17,6 @@
 #include "k_mixed_gen.h"
 #include "perf.h"
 
-#define MVP_SOLVER(call)                                                                   \
-    do {                                                                                  \
-        cusolverStatus_t mvp_s_ = (call);                                                 \
-        if (mvp_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
-            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
-                          (int)mvp_s_);                                                   \
-            goto done;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 #define MVP_MAX_REP 100
 
 typedef struct mvp {
@@ -60,14 +50,14 @@ static int generate(mvp *p, char *err, size_t errlen)
     LSC_TRY(lsc_malloc((void **)&tau, (size_t)n, sizeof(double), err, errlen));
     LSC_CUDA(lsk_gen_normal(n, n, Q1, n, p->in->seed, s));
     LSC_CUDA(lsk_gen_normal(n, n, Q2, n, p->in->seed + 0x5bd1e995ULL, s));
-    MVP_SOLVER(cusolverDnDgeqrf_bufferSize(p->h, n, n, Q1, n, &lw1));
-    MVP_SOLVER(cusolverDnDorgqr_bufferSize(p->h, n, n, n, Q1, n, tau, &lw2));
+    LSC_SOLVER(cusolverDnDgeqrf_bufferSize(p->h, n, n, Q1, n, &lw1));
+    LSC_SOLVER(cusolverDnDorgqr_bufferSize(p->h, n, n, n, Q1, n, tau, &lw2));
     lw1 = lw1 > lw2 ? lw1 : lw2;
     LSC_TRY(lsc_malloc((void **)&w, (size_t)lw1, sizeof(double), err, errlen));
     for (int k = 0; k < 2; k++) {
         double *Q = k ? Q2 : Q1;
-        MVP_SOLVER(cusolverDnDgeqrf(p->h, n, n, Q, n, tau, w, lw1, p->info));
-        MVP_SOLVER(cusolverDnDorgqr(p->h, n, n, n, Q, n, tau, w, lw1, p->info));
+        LSC_SOLVER(cusolverDnDgeqrf(p->h, n, n, Q, n, tau, w, lw1, p->info));
+        LSC_SOLVER(cusolverDnDorgqr(p->h, n, n, n, Q, n, tau, w, lw1, p->info));
     }
     LSC_CUDA(lsk_gen_scale_cols(n, n, Q1, n, p->in->cond, s));
     const double one = 1, zero = 0;
@@ -173,11 +163,11 @@ static int run_one(mvp *p, int who, irs_run *ir, ls_perf_mixed_out *o, double *t
             goto done;
         }
     } else if (who == DGETRF) {
-        MVP_SOLVER(cusolverDnDgetrf(p->h, n, n, p->dA, n, p->work, p->ipiv, p->info));
-        MVP_SOLVER(cusolverDnDgetrs(p->h, CUBLAS_OP_N, n, 1, p->dA, n, p->ipiv, p->dX, n,
+        LSC_SOLVER(cusolverDnDgetrf(p->h, n, n, p->dA, n, p->work, p->ipiv, p->info));
+        LSC_SOLVER(cusolverDnDgetrs(p->h, CUBLAS_OP_N, n, 1, p->dA, n, p->ipiv, p->dX, n,
                                     p->info));
     } else {
-        MVP_SOLVER(cusolverDnIRSXgesv(p->h, ir->params, ir->infos, n, 1, p->dA, n, p->dB, n,
+        LSC_SOLVER(cusolverDnIRSXgesv(p->h, ir->params, ir->infos, n, 1, p->dA, n, p->dB, n,
                                       p->dX, n, ir->work, ir->bytes, &ir->niters, p->info));
     }
     LSC_CUDA(cudaEventRecord(p->ev[1], p->c->stream));
@@ -217,11 +207,11 @@ static int time_irs(mvp *p, const irs_cfg *cfg, double *med, double *res, int *n
     double t[MVP_MAX_REP], w = 0;
     irs_run ir;
     memset(&ir, 0, sizeof ir);
-    MVP_SOLVER(cusolverDnIRSParamsCreate(&ir.params));
-    MVP_SOLVER(cusolverDnIRSInfosCreate(&ir.infos));
-    MVP_SOLVER(cusolverDnIRSParamsSetSolverPrecisions(ir.params, CUSOLVER_R_64F, cfg->low));
-    MVP_SOLVER(cusolverDnIRSParamsSetRefinementSolver(ir.params, cfg->ref));
-    MVP_SOLVER(cusolverDnIRSXgesv_bufferSize(p->h, ir.params, p->n, 1, &ir.bytes));
+    LSC_SOLVER(cusolverDnIRSParamsCreate(&ir.params));
+    LSC_SOLVER(cusolverDnIRSInfosCreate(&ir.infos));
+    LSC_SOLVER(cusolverDnIRSParamsSetSolverPrecisions(ir.params, CUSOLVER_R_64F, cfg->low));
+    LSC_SOLVER(cusolverDnIRSParamsSetRefinementSolver(ir.params, cfg->ref));
+    LSC_SOLVER(cusolverDnIRSXgesv_bufferSize(p->h, ir.params, p->n, 1, &ir.bytes));
     LSC_TRY(lsc_malloc(&ir.work, ir.bytes ? ir.bytes : 1, 1, err, errlen));
     LSC_TRY(run_one(p, IRS, &ir, NULL, &w, err, errlen));
     for (int r = 0; r < rep; r++)
@@ -250,8 +240,8 @@ static int open_case(mvp *p, char *err, size_t errlen)
     LSC_TRY(lsc_malloc((void **)&p->ipiv, (size_t)n + 1, sizeof(int), err, errlen));
     p->info = p->ipiv + n;
     LSC_TRY(lsc_malloc((void **)&p->bits, 2, sizeof *p->bits, err, errlen));
-    MVP_SOLVER(cusolverDnCreate(&p->h));
-    MVP_SOLVER(cusolverDnSetStream(p->h, p->c->stream));
+    LSC_SOLVER(cusolverDnCreate(&p->h));
+    LSC_SOLVER(cusolverDnSetStream(p->h, p->c->stream));
     LSC_CUDA(cudaEventCreate(&p->ev[0]));
     LSC_CUDA(cudaEventCreate(&p->ev[1]));
     LSC_TRY(generate(p, err, errlen));
@@ -260,7 +250,7 @@ static int open_case(mvp *p, char *err, size_t errlen)
     LSC_CUDA(cudaMemsetAsync(p->bits, 0, sizeof h, p->c->stream));
     LSC_CUDA(lsk_mx_norm_inf(n, n, p->dA0, n, p->bits, p->c->stream));
     LSC_CUDA(cudaMemcpyAsync(&h, p->bits, sizeof h, cudaMemcpyDeviceToHost, p->c->stream));
-    MVP_SOLVER(cusolverDnDgetrf_bufferSize(p->h, n, n, p->dA, n, &p->lwork));
+    LSC_SOLVER(cusolverDnDgetrf_bufferSize(p->h, n, n, p->dA, n, &p->lwork));
     LSC_TRY(lsc_malloc((void **)&p->work, (size_t)p->lwork + 1, sizeof(double), err, errlen));
     LSC_CUDA(cudaStreamSynchronize(p->c->stream));
     memcpy(&p->anorm, &h, sizeof p->anorm);

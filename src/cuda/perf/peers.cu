@@ -10,16 +10,6 @@
 #include "../../core/perf.h"
 #include "perf.h"
 
-#define LSC_SOLVER(call)                                                                   \
-    do {                                                                                  \
-        cusolverStatus_t lsc_s_ = (call);                                                 \
-        if (lsc_s_ != CUSOLVER_STATUS_SUCCESS) {                                          \
-            st = LSC_FAIL(err, errlen, LS_EDEVICE, "%s failed: cusolver status %d", #call, \
-                          (int)lsc_s_);                                                   \
-            goto done;                                                                    \
-        }                                                                                 \
-    } while (0)
-
 #define MAX_REP 64
 
 static int cmp_d(const void *a, const void *b)
