@@ -16,8 +16,11 @@ libdir=$(pkg-config --variable=libdir linsolve)
 echo "libdir=$libdir; linsolve-lapack: $(pkg-config --libs linsolve-lapack)"
 [ "$(pkg-config --variable=preload linsolve-lapack)" -ef "$libdir/liblinsolve_lapack.so" ] ||
   fail "linsolve-lapack's preload variable does not name $libdir/liblinsolve_lapack.so"
-ldd "$libdir/liblinsolve_lapack.so" | grep -qF "liblinsolve.so.0 => $libdir/" ||
-  { ldd "$libdir/liblinsolve_lapack.so"; fail "the installed drop-in does not find the installed liblinsolve"; }
+# ldd's output is captured first: under pipefail, `ldd | grep -q` fails
+# whenever grep exits before ldd has written everything (SIGPIPE).
+deps=$(ldd "$libdir/liblinsolve_lapack.so")
+grep -qF "liblinsolve.so.0 => $libdir/" <<< "$deps" ||
+  { echo "$deps"; fail "the installed drop-in does not find the installed liblinsolve"; }
 
 # The documented command, on a program linked to the system LAPACK ...
 LD_PRELOAD=$(pkg-config --variable=libdir linsolve)/liblinsolve_lapack.so \
