@@ -1,0 +1,156 @@
+/*
+ * The public ls_p?getrf / ls_p?getrs / ls_p?gesv / ls_p?scatter /
+ * ls_p?gather for REAL (instantiated by api.c): ScaLAPACK's argument
+ * checks, one agreement among the ranks on the checks and the workspace,
+ * then the algorithm.
+ */
+#include "../cpu/real_macros.h"
+
+#define PN__(s, x) ls_p##s##x
+#define PN_(s, x) PN__(s, x)
+#define PN(x) PN_(SFX, x)
+
+/* ScaLAPACK's layout demands on sub(A) (pdgetrf's checks): blocks square,
+ * sub(A) starting on a block boundary. dpos numbers desca. */
+static int FN(check_align_a)(int ia, int ja, const int *da, int dpos)
+{
+    if ((ia - 1) % da[LS_DESC_MB] != 0)
+        return -(dpos - 2);
+    if ((ja - 1) % da[LS_DESC_NB] != 0)
+        return -(dpos - 1);
+    if (da[LS_DESC_MB] != da[LS_DESC_NB])
+        return -(dpos * 100 + LS_DESC_NB + 1);
+    return 0;
+}
+
+/* B's rows laid out as A's (pdgesv's and pdgetrs's checks). */
+static int FN(check_align_b)(const ls_grid *g, int ia, const int *da, int ib, const int *db, int dbpos)
+{
+    int np = g->nprow;
+    int pa = ls_dist_owner(ia - 1, da[LS_DESC_MB], da[LS_DESC_RSRC], np);
+    int pb = ls_dist_owner(ib - 1, db[LS_DESC_MB], db[LS_DESC_RSRC], np);
+    if ((ib - 1) % db[LS_DESC_MB] != 0 || pa != pb)
+        return -(dbpos - 2);
+    if (db[LS_DESC_MB] != da[LS_DESC_NB])
+        return -(dbpos * 100 + LS_DESC_MB + 1);
+    return 0;
+}
+
+static int FN(finish)(ls_grid *g, int st, int *info)
+{
+    if (st < 0 && st > -1001 && !g->error[0])
+        ls_dist_fail(g, st, "illegal argument: info = %d", st);
+    if (info)
+        *info = st;
+    return st;
+}
+
+LS_API int PN(getrf)(int m, int n, REAL *A, int ia, int ja, const int *desca, int *ipiv,
+                     int *info, ls_grid *g)
+{
+    if (ls_dist_outside(g))
+        return info ? (*info = -(600 + LS_DESC_CTXT + 1)) : -(600 + LS_DESC_CTXT + 1);
+    g->error[0] = '\0';
+    int st = ls_dist_check_mat(g, m, 1, n, 2, ia, ja, desca, 6);
+    if (st == 0)
+        st = FN(check_align_a)(ia, ja, desca, 6);
+    if (st == 0 && m > 0 && n > 0 && !ipiv)
+        st = -7;
+    if (st == 0 && !info)
+        st = -8;
+    FN(getrf_ws) w = {0};
+    if (st == 0 && m > 0 && n > 0)
+        st = FN(getrf_alloc)(g, m, n, ia - 1, ja - 1, desca, &w);
+    if ((st = ls_dist_agree(g, st)) == 0 && m > 0 && n > 0)
+        st = FN(getrf_core)(g, m, n, A, ia - 1, ja - 1, desca, ipiv, &w);
+    free(w.block);
+    return FN(finish)(g, st, info);
+}
+
+static int FN(check_getrs)(ls_grid *g, int n, int nrhs, int ia, int ja, const int *da, int ib,
+                           int jb, const int *db, int base)
+{
+    /* base: the position of n among the arguments (getrs 2, gesv 1) */
+    int st = ls_dist_check_mat(g, n, base, n, base, ia, ja, da, base + 5);
+    if (st == 0)
+        st = ls_dist_check_mat(g, n, base, nrhs, base + 1, ib, jb, db, base + 10);
+    if (st == 0)
+        st = FN(check_align_a)(ia, ja, da, base + 5);
+    if (st == 0)
+        st = FN(check_align_b)(g, ia, da, ib, db, base + 10);
+    return st;
+}
+
+LS_API int PN(getrs)(char trans, int n, int nrhs, const REAL *A, int ia, int ja, const int *desca,
+                     const int *ipiv, REAL *B, int ib, int jb, const int *descb, int *info,
+                     ls_grid *g)
+{
+    if (ls_dist_outside(g))
+        return info ? (*info = -(700 + LS_DESC_CTXT + 1)) : -(700 + LS_DESC_CTXT + 1);
+    g->error[0] = '\0';
+    int st = 0;
+    if (trans == 'T' || trans == 't' || trans == 'C' || trans == 'c')
+        st = ls_dist_fail(g, LS_EUNSUPPORTED, "trans = '%c': only 'N' is implemented", trans);
+    else if (trans != 'N' && trans != 'n')
+        st = -1;
+    if (st == 0)
+        st = FN(check_getrs)(g, n, nrhs, ia, ja, desca, ib, jb, descb, 2);
+    if (st == 0 && n > 0 && !ipiv)
+        st = -8;
+    if (st == 0 && !info)
+        st = -13;
+    FN(getrs_ws) w = {0};
+    if (st == 0 && n > 0 && nrhs > 0)
+        st = FN(getrs_alloc)(g, n, nrhs, ia - 1, jb - 1, desca, descb, &w);
+    if ((st = ls_dist_agree(g, st)) == 0 && n > 0 && nrhs > 0)
+        st = FN(getrs_core)(g, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1, jb - 1, descb,
+                            &w);
+    free(w.block);
+    return FN(finish)(g, st, info);
+}
+
+LS_API int PN(gesv)(int n, int nrhs, REAL *A, int ia, int ja, const int *desca, int *ipiv,
+                    REAL *B, int ib, int jb, const int *descb, int *info, ls_grid *g)
+{
+    if (ls_dist_outside(g))
+        return info ? (*info = -(600 + LS_DESC_CTXT + 1)) : -(600 + LS_DESC_CTXT + 1);
+    g->error[0] = '\0';
+    int st = FN(check_getrs)(g, n, nrhs, ia, ja, desca, ib, jb, descb, 1);
+    if (st == 0 && n > 0 && !ipiv)
+        st = -7;
+    if (st == 0 && !info)
+        st = -12;
+    FN(getrf_ws) wf = {0};
+    FN(getrs_ws) ws = {0};
+    if (st == 0 && n > 0)
+        st = FN(getrf_alloc)(g, n, n, ia - 1, ja - 1, desca, &wf);
+    if (st == 0 && n > 0 && nrhs > 0)
+        st = FN(getrs_alloc)(g, n, nrhs, ia - 1, jb - 1, desca, descb, &ws);
+    if ((st = ls_dist_agree(g, st)) == 0 && n > 0) {
+        st = FN(getrf_core)(g, n, n, A, ia - 1, ja - 1, desca, ipiv, &wf);
+        if (st == 0 && nrhs > 0)
+            st = FN(getrs_core)(g, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1, jb - 1,
+                                descb, &ws);
+    }
+    free(wf.block);
+    free(ws.block);
+    return FN(finish)(g, st, info);
+}
+
+LS_API int PN(scatter)(int root, const REAL *G, int ldg, REAL *A, const int *desc, ls_grid *g)
+{
+    if (g && !ls_dist_outside(g))
+        g->error[0] = '\0';
+    return FN(move)(root, (REAL *)G, ldg, A, desc, g, 1);
+}
+
+LS_API int PN(gather)(int root, REAL *G, int ldg, const REAL *A, const int *desc, ls_grid *g)
+{
+    if (g && !ls_dist_outside(g))
+        g->error[0] = '\0';
+    return FN(move)(root, G, ldg, (REAL *)A, desc, g, 0);
+}
+
+#undef PN
+#undef PN_
+#undef PN__

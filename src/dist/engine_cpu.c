@@ -1,0 +1,105 @@
+/* The CPU local engine: the rank's own BLAS (OpenBLAS through CBLAS). */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "engine.h"
+
+static void cpu_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const void *A, int lda,
+                         const void *B, int ldb, void *C, int ldc)
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return;
+    if (p == LS_DOUBLE)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, -1.0, A, lda, B, ldb, 1.0,
+                    C, ldc);
+    else
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, -1.0f, A, lda, B, ldb,
+                    1.0f, C, ldc);
+}
+
+static void cpu_trsm(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
+                     void *B, int ldb)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    CBLAS_UPLO ul = uplo == 'L' ? CblasLower : CblasUpper;
+    CBLAS_DIAG dg = uplo == 'L' ? CblasUnit : CblasNonUnit;
+    if (p == LS_DOUBLE)
+        cblas_dtrsm(CblasColMajor, CblasLeft, ul, CblasNoTrans, dg, m, n, 1.0, T, ldt, B, ldb);
+    else
+        cblas_strsm(CblasColMajor, CblasLeft, ul, CblasNoTrans, dg, m, n, 1.0f, T, ldt, B, ldb);
+}
+
+static void cpu_ger_sub(void *ctx, ls_precision p, int m, int n, const void *x, const void *y,
+                        void *A, int lda)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    if (p == LS_DOUBLE)
+        cblas_dger(CblasColMajor, m, n, -1.0, x, 1, y, 1, A, lda);
+    else
+        cblas_sger(CblasColMajor, m, n, -1.0f, x, 1, y, 1, A, lda);
+}
+
+/* getf2: multiply by the reciprocal when it is representable, else divide. */
+static void cpu_scal_inv(void *ctx, ls_precision p, int n, double pivot, void *x)
+{
+    if (n <= 0)
+        return;
+    if (p == LS_DOUBLE) {
+        double *v = x;
+        if (fabs(pivot) >= DBL_MIN) {
+            cblas_dscal(n, 1.0 / pivot, v, 1);
+        } else {
+            for (int i = 0; i < n; ++i)
+                v[i] /= pivot;
+        }
+    } else {
+        float *v = x, pv = (float)pivot;
+        if (fabsf(pv) >= FLT_MIN) {
+            cblas_sscal(n, 1.0f / pv, v, 1);
+        } else {
+            for (int i = 0; i < n; ++i)
+                v[i] /= pv;
+        }
+    }
+}
+
+static int cpu_iamax(void *ctx, ls_precision p, int n, const void *x)
+{
+    if (n <= 0)
+        return -1;
+    return p == LS_DOUBLE ? (int)cblas_idamax(n, x, 1) : (int)cblas_isamax(n, x, 1);
+}
+
+static void cpu_lacpy(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *B,
+                      int ldb)
+{
+    size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
+    const char *a = A;
+    char *b = B;
+    if (m <= 0 || n <= 0)
+        return;
+    if (m == lda && m == ldb) {
+        memcpy(b, a, (size_t)m * (size_t)n * es);
+        return;
+    }
+    if (m == 1) {
+        if (p == LS_DOUBLE)
+            cblas_dcopy(n, A, lda, B, ldb);
+        else
+            cblas_scopy(n, A, lda, B, ldb);
+        return;
+    }
+    for (int j = 0; j < n; ++j)
+        memcpy(b + (size_t)j * (size_t)ldb * es, a + (size_t)j * (size_t)lda * es, (size_t)m * es);
+}
+
+static const ls_dist_engine cpu_engine = {
+    LS_DIST_ENGINE_API_VERSION, "cpu (CBLAS)", NULL, cpu_gemm_sub, cpu_trsm, cpu_ger_sub,
+    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL,
+};
+
+const ls_dist_engine *ls_dist_engine_cpu(void) { return &cpu_engine; }

@@ -1,0 +1,239 @@
+/*
+ * Right-looking blocked LU with partial pivoting on the 2-D block-cyclic
+ * layout, written once for REAL (instantiated by pgetrf.c). For each block
+ * column of nb columns:
+ *   1. the owning process column factors the panel, one column at a time:
+ *      a single allreduce over the column finds the pivot (largest |a|, the
+ *      smallest row on ties, as LAPACK's idamax) and carries the pivot row
+ *      and row j to every rank, so the swap costs no further message;
+ *   2. the panel (L) and its pivots are broadcast along process rows;
+ *   3. the panel's interchanges reach the other columns as one all-to-all
+ *      of the rows that move, within each process column;
+ *   4. the diagonal process row solves U12 = L11^-1 A12 and broadcasts U12
+ *      down the process columns;
+ *   5. every rank updates its part of the trailing matrix, A22 -= L21 U12,
+ *      with its local engine.
+ */
+#include "../cpu/real_macros.h"
+
+#define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
+#define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
+
+/* MPI reduction of pivot records: the larger |candidate| wins, the smaller
+ * row on ties; row j's contents travel with whichever record has them. */
+static void FN(pivot_op)(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int bytes = 0;
+    MPI_Type_size(*dt, &bytes);
+    for (int r = 0; r < *len; ++r) {
+        char *a = (char *)in + (size_t)r * (size_t)bytes;
+        char *b = (char *)inout + (size_t)r * (size_t)bytes;
+        ls_dist_pivot_head *ha = (ls_dist_pivot_head *)a, *hb = (ls_dist_pivot_head *)b;
+        REAL *ra = (REAL *)(ha + 1), *rb = (REAL *)(hb + 1);
+        const int w = ha->width;
+        if (ha->absval > hb->absval || (ha->absval == hb->absval && ha->row < hb->row)) {
+            hb->absval = ha->absval;
+            hb->row = ha->row;
+            memcpy(rb, ra, (size_t)w * sizeof(REAL));
+        }
+        if (ha->has_j) {
+            hb->has_j = 1;
+            memcpy(rb + w, ra + w, (size_t)w * sizeof(REAL));
+        }
+    }
+}
+
+typedef struct FN(getrf_ws) {
+    char *lbuf;     /* panel header (info, pivots) + L panel */
+    size_t lhdr;    /* header bytes */
+    REAL *ubuf;     /* U12, nb x local columns */
+    char *rec[2];   /* pivot records in / out */
+    size_t rec_bytes;
+    void *swap;     /* row exchange buffers */
+    int *label, *touched, *dst, *src;
+    void *block;
+} FN(getrf_ws);
+
+static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int *d,
+                           FN(getrf_ws) *w)
+{
+    const int nb = d[LS_DESC_NB];
+    size_t locr = (size_t)(ls_dist_count(ia0 + m, nb, g->myrow, d[LS_DESC_RSRC], g->nprow) -
+                           ls_dist_count(ia0, nb, g->myrow, d[LS_DESC_RSRC], g->nprow));
+    size_t locc = (size_t)(ls_dist_count(ja0 + n, nb, g->mycol, d[LS_DESC_CSRC], g->npcol) -
+                           ls_dist_count(ja0, nb, g->mycol, d[LS_DESC_CSRC], g->npcol));
+    size_t es = sizeof(REAL), nbz = (size_t)nb;
+    w->lhdr = ((nbz + 2) * sizeof(int) + 15) / 16 * 16;
+    w->rec_bytes = (sizeof(ls_dist_pivot_head) + 2 * nbz * es + 15) / 16 * 16;
+    size_t lbytes = w->lhdr + locr * nbz * es + 16;
+    size_t ubytes = (nbz * locc + 1) * es;
+    size_t sbytes = (4 * nbz * locc + 1) * es;
+    size_t ibytes = ((size_t)m + 6 * nbz + 4) * sizeof(int);
+    size_t total = lbytes + ubytes + 2 * w->rec_bytes + sbytes + ibytes + 64;
+    char *p = ls_dist_malloc(g, total);
+    w->block = p;
+    if (!p)
+        return ls_dist_fail(g, LS_ENOMEM,
+                            "out of memory for the LU workspace (%zu bytes, n = %d, nb = %d)",
+                            total, n, nb);
+    w->lbuf = p;
+    p += (lbytes + 15) / 16 * 16;
+    w->ubuf = (REAL *)p;
+    p += (ubytes + 15) / 16 * 16;
+    w->rec[0] = p;
+    w->rec[1] = p + w->rec_bytes;
+    p += 2 * w->rec_bytes;
+    w->swap = p;
+    p += (sbytes + 15) / 16 * 16;
+    w->label = (int *)p;
+    w->touched = w->label + m;
+    w->dst = w->touched + 2 * nb;
+    w->src = w->dst + 2 * nb;
+    for (int i = 0; i < m; ++i)
+        w->label[i] = -1;
+    return 0;
+}
+
+/* Factor one panel on its process column; hdr[0] = first zero pivot
+ * (relative, 1-based) or 0, hdr[1 + c] = pivot row of column c (relative,
+ * 0-based). */
+static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int lc, int r_end,
+                     const int *d, FN(getrf_ws) *w, MPI_Datatype rt, MPI_Op op, int *hdr)
+{
+    const ls_dist_engine *e = g->engine;
+    const int nb = d[LS_DESC_NB], rsrc = d[LS_DESC_RSRC], np = g->nprow, me = g->myrow;
+    ls_dist_pivot_head *hin = (ls_dist_pivot_head *)w->rec[0];
+    REAL *cin = (REAL *)(hin + 1);
+    hdr[0] = 0;
+    for (int c = 0; c < jb; ++c) {
+        const int gj = ia0 + j0 + c;
+        const int ls = ls_dist_count(gj, nb, me, rsrc, np);
+        REAL *col = A + (size_t)(lc + c) * (size_t)lld;
+        REAL *pan = A + (size_t)lc * (size_t)lld;
+        hin->absval = -1.0;
+        hin->row = LLONG_MAX;
+        hin->has_j = 0;
+        hin->width = nb;
+        if (r_end > ls) {
+            int li = ls + e->iamax(e->context, PREC_, r_end - ls, col + ls);
+            hin->absval = fabs((double)col[li]);
+            hin->row = ls_dist_l2g(li, nb, me, rsrc, np);
+            e->lacpy(e->context, PREC_, 1, jb, pan + li, lld, cin, 1);
+        }
+        const int jown = ls_dist_owner(gj, nb, rsrc, np) == me;
+        if (jown) {
+            hin->has_j = 1;
+            e->lacpy(e->context, PREC_, 1, jb, pan + ls_dist_g2l(gj, nb, np), lld, cin + nb, 1);
+        }
+        ls_dist_pivot_head *h = hin;
+        if (np > 1) {
+            if (MPI_Allreduce(w->rec[0], w->rec[1], 1, rt, op, g->col_comm) != MPI_SUCCESS)
+                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Allreduce (pivot search) failed");
+            h = (ls_dist_pivot_head *)w->rec[1];
+        }
+        const REAL *cand = (const REAL *)(h + 1), *rowj = cand + nb;
+        const int p = (int)h->row;
+        const REAL piv = cand[c];
+        hdr[1 + c] = p - ia0;
+        if (p != gj) {
+            if (jown)
+                e->lacpy(e->context, PREC_, 1, jb, cand, 1, pan + ls_dist_g2l(gj, nb, np), lld);
+            if (ls_dist_owner(p, nb, rsrc, np) == me)
+                e->lacpy(e->context, PREC_, 1, jb, rowj, 1, pan + ls_dist_g2l(p, nb, np), lld);
+        }
+        const int ls1 = ls_dist_count(gj + 1, nb, me, rsrc, np);
+        if (piv != 0) {
+            e->scal_inv(e->context, PREC_, r_end - ls1, (double)piv, col + ls1);
+        } else if (hdr[0] == 0) {
+            hdr[0] = j0 + c + 1;
+        }
+        e->ger_sub(e->context, PREC_, r_end - ls1, jb - c - 1, col + ls1, cand + c + 1,
+                   col + (size_t)lld + ls1, lld);
+    }
+    return 0;
+}
+
+static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, const int *d,
+                          int *ipiv, FN(getrf_ws) *w)
+{
+    const ls_dist_engine *e = g->engine;
+    const int np = g->nprow, nq = g->npcol, myr = g->myrow, myc = g->mycol;
+    const int nb = d[LS_DESC_NB], rsrc = d[LS_DESC_RSRC], csrc = d[LS_DESC_CSRC];
+    const int lld = d[LS_DESC_LLD];
+    const int mn = m < n ? m : n;
+    const int r_end = ls_dist_count(ia0 + m, nb, myr, rsrc, np);
+    const int c_begin = ls_dist_count(ja0, nb, myc, csrc, nq);
+    const int c_end = ls_dist_count(ja0 + n, nb, myc, csrc, nq);
+    int info = 0, st = 0;
+    MPI_Datatype rt;
+    MPI_Op op;
+    MPI_Type_contiguous((int)w->rec_bytes, MPI_BYTE, &rt);
+    MPI_Type_commit(&rt);
+    MPI_Op_create(FN(pivot_op), 1, &op);
+    int *hdr = (int *)w->lbuf;
+    REAL *L = (REAL *)(w->lbuf + w->lhdr);
+    for (int j0 = 0; j0 < mn && st == 0; j0 += nb) {
+        const int jb = mn - j0 < nb ? mn - j0 : nb;
+        const int pr = ls_dist_owner(ia0 + j0, nb, rsrc, np);
+        const int pc = ls_dist_owner(ja0 + j0, nb, csrc, nq);
+        const int lr0 = ls_dist_count(ia0 + j0, nb, myr, rsrc, np);
+        const int nloc = r_end - lr0, ldl = nloc > 1 ? nloc : 1;
+        const int lc = myc == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : c_end;
+        /* 1. panel */
+        if (myc == pc) {
+            st = FN(panel)(g, A, lld, ia0, j0, jb, lc, r_end, d, w, rt, op, hdr);
+            if (st)
+                break;
+            e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)lc * (size_t)lld + lr0, lld, L, ldl);
+        }
+        /* 2. L and the pivots along the process row */
+        if (nq > 1 &&
+            MPI_Bcast(w->lbuf, (int)(w->lhdr + (size_t)nloc * (size_t)jb * sizeof(REAL)), MPI_BYTE,
+                      pc, g->row_comm) != MPI_SUCCESS) {
+            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (panel) failed");
+            break;
+        }
+        if (info == 0 && hdr[0] > 0)
+            info = hdr[0];
+        if (myr == pr)
+            for (int c = 0; c < jb; ++c)
+                ipiv[ls_dist_g2l(ia0 + j0 + c, nb, np)] = ia0 + hdr[1 + c] + 1;
+        /* 3. the interchanges on the columns left and right of the panel */
+        int nm = ls_dist_moves_of(j0, jb, hdr + 1, w->dst, w->src, w->label, w->touched);
+        ls_dist_rows rl = {ia0, nb, rsrc, 2, {c_begin, lc + jb}, {0, 0}};
+        if (myc == pc) {
+            rl.nc[0] = lc - c_begin;
+            rl.nc[1] = c_end - (lc + jb);
+        } else {
+            rl.nc[0] = c_end - c_begin;
+            rl.nranges = 1;
+        }
+        st = ls_dist_apply_moves(g, PREC_, A, lld, &rl, nm, w->dst, w->src, w->swap);
+        if (st)
+            break;
+        /* 4. U12 on the diagonal process row, down the process columns */
+        const int rc0 = ls_dist_count(ja0 + j0 + jb, nb, myc, csrc, nq);
+        const int nr = c_end - rc0;
+        if (nr <= 0)
+            continue;
+        REAL *a12 = A + (size_t)rc0 * (size_t)lld + lr0;
+        if (myr == pr) {
+            e->trsm(e->context, PREC_, 'L', jb, nr, L, ldl, a12, lld);
+            e->lacpy(e->context, PREC_, jb, nr, a12, lld, w->ubuf, jb);
+        }
+        if (np > 1 && MPI_Bcast(w->ubuf, jb * nr, MPIT_, pr, g->col_comm) != MPI_SUCCESS) {
+            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (U12) failed");
+            break;
+        }
+        /* 5. trailing update */
+        const int lrb = ls_dist_count(ia0 + j0 + jb, nb, myr, rsrc, np);
+        e->gemm_sub(e->context, PREC_, r_end - lrb, nr, jb, L + (lrb - lr0), ldl, w->ubuf, jb,
+                    A + (size_t)rc0 * (size_t)lld + lrb, lld);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&rt);
+    return st ? st : info;
+}
+
+#undef PREC_
+#undef MPIT_

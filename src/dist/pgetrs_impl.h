@@ -1,0 +1,135 @@
+/*
+ * Solve sub(A) X = sub(B) with the distributed factors, written once for
+ * REAL (instantiated by pgetrs.c). The pivots are gathered into one global
+ * list and applied to B as a single all-to-all of the rows that move; then
+ * block by block, forward with L and backward with U: the block column of
+ * the factor is broadcast along process rows, the diagonal process row
+ * solves its block of B and broadcasts it down the process columns, and
+ * every rank updates its rows of B with one local gemm.
+ */
+#include "../cpu/real_macros.h"
+
+#define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
+#define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
+
+typedef struct FN(getrs_ws) {
+    REAL *f;     /* a block column of L or U: local rows x nb */
+    REAL *x;     /* a solved block of B: nb x local columns */
+    void *swap;
+    int *piv, *label, *touched, *dst, *src;
+    void *block;
+} FN(getrs_ws);
+
+static int FN(getrs_alloc)(ls_grid *g, int n, int nrhs, int ia0, int jb0, const int *da,
+                           const int *db, FN(getrs_ws) *w)
+{
+    const int nb = da[LS_DESC_NB];
+    size_t locr = (size_t)(ls_dist_count(ia0 + n, nb, g->myrow, da[LS_DESC_RSRC], g->nprow) -
+                           ls_dist_count(ia0, nb, g->myrow, da[LS_DESC_RSRC], g->nprow));
+    size_t locc = (size_t)(ls_dist_count(jb0 + nrhs, db[LS_DESC_NB], g->mycol, db[LS_DESC_CSRC],
+                                         g->npcol) -
+                           ls_dist_count(jb0, db[LS_DESC_NB], g->mycol, db[LS_DESC_CSRC], g->npcol));
+    size_t es = sizeof(REAL), nz = (size_t)n;
+    size_t fbytes = (locr * (size_t)nb + 1) * es, xbytes = ((size_t)nb * locc + 1) * es;
+    size_t sbytes = (4 * nz * locc + 1) * es, ibytes = 7 * (nz + 1) * sizeof(int);
+    size_t total = fbytes + xbytes + sbytes + ibytes + 64;
+    char *p = ls_dist_malloc(g, total);
+    w->block = p;
+    if (!p)
+        return ls_dist_fail(g, LS_ENOMEM,
+                            "out of memory for the solve workspace (%zu bytes, n = %d, nrhs = %d)",
+                            total, n, nrhs);
+    w->f = (REAL *)p;
+    p += (fbytes + 15) / 16 * 16;
+    w->x = (REAL *)p;
+    p += (xbytes + 15) / 16 * 16;
+    w->swap = p;
+    p += (sbytes + 15) / 16 * 16;
+    w->piv = (int *)p;
+    w->label = w->piv + n + 1;
+    w->touched = w->label + n + 1;
+    w->dst = w->touched + 2 * (n + 1);
+    w->src = w->dst + (n + 1);
+    for (int i = 0; i < n; ++i)
+        w->label[i] = -1;
+    return 0;
+}
+
+static int FN(getrs_core)(ls_grid *g, int n, int nrhs, const REAL *A, int ia0, int ja0,
+                          const int *da, const int *ipiv, REAL *B, int ib0, int jb0,
+                          const int *db, FN(getrs_ws) *w)
+{
+    const ls_dist_engine *e = g->engine;
+    const int np = g->nprow, nq = g->npcol, myr = g->myrow, myc = g->mycol;
+    const int nb = da[LS_DESC_NB], rsa = da[LS_DESC_RSRC], csa = da[LS_DESC_CSRC];
+    const int lda = da[LS_DESC_LLD], rsb = db[LS_DESC_RSRC], ldb = db[LS_DESC_LLD];
+    const int bc0 = ls_dist_count(jb0, db[LS_DESC_NB], myc, db[LS_DESC_CSRC], nq);
+    const int nc = ls_dist_count(jb0 + nrhs, db[LS_DESC_NB], myc, db[LS_DESC_CSRC], nq) - bc0;
+    REAL *Bc = B + (size_t)bc0 * (size_t)ldb;
+
+    /* P: the global pivot list, then one exchange of the rows that move */
+    for (int r = 0; r < n; ++r)
+        w->piv[r] = ls_dist_owner(ia0 + r, nb, rsa, np) == myr
+                        ? ipiv[ls_dist_g2l(ia0 + r, nb, np)] - 1 - ia0
+                        : -1;
+    if (np > 1 &&
+        MPI_Allreduce(MPI_IN_PLACE, w->piv, n, MPI_INT, MPI_MAX, g->col_comm) != MPI_SUCCESS)
+        return ls_dist_fail(g, LS_EINTERNAL, "MPI_Allreduce (pivots) failed");
+    int st = 0;
+    for (int r = 0; r < n && st == 0; ++r)
+        if (w->piv[r] < r || w->piv[r] >= n)
+            st = ls_dist_fail(g, -8, "ipiv of global row %d is %d: not a row of sub(A) at or "
+                              "below it", ia0 + r + 1, w->piv[r] + ia0 + 1);
+    if ((st = ls_dist_agree(g, st)) != 0)
+        return st;
+    int nm = ls_dist_moves_of(0, n, w->piv, w->dst, w->src, w->label, w->touched);
+    ls_dist_rows rl = {ib0, nb, rsb, 1, {bc0, 0}, {nc, 0}};
+    st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->dst, w->src, w->swap);
+    if (st)
+        return st;
+
+    const int nblk = (n + nb - 1) / nb;
+    for (int pass = 0; pass < 2; ++pass) { /* 0: L (forward), 1: U (backward) */
+        for (int t = 0; t < nblk; ++t) {
+            const int k = pass == 0 ? t : nblk - 1 - t;
+            const int j0 = k * nb, jb = n - j0 < nb ? n - j0 : nb;
+            const int pr = ls_dist_owner(ia0 + j0, nb, rsa, np);
+            const int pc = ls_dist_owner(ja0 + j0, nb, csa, nq);
+            /* rows of the factor's block column: from block k down (L), or
+             * from the top through block k (U) */
+            const int lr0 = ls_dist_count(pass == 0 ? ia0 + j0 : ia0, nb, myr, rsa, np);
+            const int lr1 = ls_dist_count(pass == 0 ? ia0 + n : ia0 + j0 + jb, nb, myr, rsa, np);
+            const int nloc = lr1 - lr0, ldf = nloc > 1 ? nloc : 1;
+            if (myc == pc)
+                e->lacpy(e->context, PREC_, nloc, jb,
+                         A + (size_t)ls_dist_g2l(ja0 + j0, nb, nq) * (size_t)lda + lr0, lda, w->f,
+                         ldf);
+            if (nq > 1 && MPI_Bcast(w->f, nloc * jb, MPIT_, pc, g->row_comm) != MPI_SUCCESS)
+                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (factor column) failed");
+            if (nc <= 0)
+                continue;
+            const int lb0 = ls_dist_count(pass == 0 ? ib0 + j0 : ib0, nb, myr, rsb, np);
+            const int lb1 = ls_dist_count(pass == 0 ? ib0 + n : ib0 + j0 + jb, nb, myr, rsb, np);
+            /* the diagonal block's rows: first (L) or last (U) of this range */
+            const int dk = pass == 0 ? 0 : nloc - jb, bk = pass == 0 ? lb0 : lb1 - jb;
+            if (myr == pr) {
+                e->trsm(e->context, PREC_, pass == 0 ? 'L' : 'U', jb, nc, w->f + dk, ldf, Bc + bk,
+                        ldb);
+                e->lacpy(e->context, PREC_, jb, nc, Bc + bk, ldb, w->x, jb);
+            }
+            if (np > 1 && MPI_Bcast(w->x, jb * nc, MPIT_, pr, g->col_comm) != MPI_SUCCESS)
+                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (solution block) failed");
+            const int skip = myr == pr ? jb : 0;
+            if (pass == 0)
+                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, w->f + skip, ldf, w->x, jb,
+                            Bc + lb0 + skip, ldb);
+            else
+                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, w->f, ldf, w->x, jb,
+                            Bc + lb0, ldb);
+        }
+    }
+    return 0;
+}
+
+#undef PREC_
+#undef MPIT_
