@@ -266,10 +266,20 @@ if want compare_old && [ -d "${OLD_SRC:-}" ]; then
 fi
 # The Python package on the GPU: its pytest suite (CUDA tests included) with
 # the Python that has torch and cupy, then linsolve vs torch.linalg.solve.
+# No network there: pip takes everything from the carried wheelhouse .whl/,
+# which must hold the build backend scikit-build-core and its dependencies
+# packaging (>= 23.2) and pathspec (>= 0.12), and pytest with pluggy,
+# iniconfig and pygments; fill it with
+#   pip download -d .whl --only-binary :all: --python-version 3.11 scikit-build-core pytest
+# (the Python version of $PYTHON_GPU). The ctest builds without build
+# isolation against $BUILD, whose CUDA plugin it uses.
 if want python_gpu; then
   PYG=${PYTHON_GPU:-/opt/torch/.venv/bin/python3}
+  OFFLINE=(PIP_NO_INDEX=1 PIP_FIND_LINKS="$ROOT/.whl" PIP_DISABLE_PIP_VERSION_CHECK=1)
+  "$PYG" -c 'import pytest' 2>/dev/null || env "${OFFLINE[@]}" "$PYG" -m pip install -q pytest \
+    >>"$OUTD/python_gpu.txt" 2>&1 || say "python_gpu: no pytest from .whl/"
   say "python_gpu: $PYG lacks: $("$PYG" -c 'import importlib.util as u; print([m for m in ("numpy", "pytest", "pip", "venv", "torch", "cupy", "scipy") if not u.find_spec(m)])' 2>&1)"
-  run python_gpu_tests 200 "$OUTD/python_gpu.txt" env LS_PYTHON="$PYG" ctest --test-dir "$BUILD" \
+  run python_gpu_tests 200 "$OUTD/python_gpu.txt" env "${OFFLINE[@]}" LS_PYTHON="$PYG" ctest --test-dir "$BUILD" \
     -R '^python_package$' -V --timeout 190
   grep -E "passed|failed|skipped|SKIPPED|Error" "$OUTD/python_gpu.txt" | tail -15 | tee -a "$SUM"
   VPY="$BUILD/tests/python/python_package/venv/bin/python"
