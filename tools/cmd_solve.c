@@ -12,6 +12,7 @@
 #include "solve_report.h"
 #include "solve_batched.h"
 #include "solve_sparse.h"
+#include "solve_distributed.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
 #define LS_CLI_BIG_FILE_BYTES (100.0 * 1024 * 1024)
@@ -433,6 +434,9 @@ int ls_cmd_solve(int argc, char **argv)
     solve_args args;
     solve_result res;
     solve_result_init(&res);
+    int dist_code; /* --distributed: solve_distributed.c (MPI) */
+    if (solve_distributed_dispatch(&argc, argv, &dist_code))
+        return dist_code;
     int sparse_code; /* --format sparse|auto: solve_sparse.c; dense: taken out of argv */
     if (solve_sparse_dispatch(&argc, argv, &sparse_code))
         return sparse_code;

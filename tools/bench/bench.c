@@ -21,6 +21,7 @@ int ls_cmd_bench(int argc, char **argv);
 int ls_bench_lu_vs_cusolver(const ls_bench_opts *b); /* lu_vs_cusolver.c */
 int ls_bench_mixed_vs_cusolver(int argc, char **argv); /* mixed_vs_cusolver.c */
 int ls_bench_batched(int argc, char **argv); /* bench_batched.c */
+int ls_bench_distributed(int argc, char **argv); /* bench_distributed.c (MPI) */
 
 /* The lu-vs-cusolver sweep's medians need at least this many runs. */
 #define LVC_MIN_REPEAT 5
@@ -164,6 +165,8 @@ int ls_cmd_bench(int argc, char **argv)
             return ls_bench_mixed_vs_cusolver(argc, argv);
         else if (!strcmp(argv[i], "--batched"))
             return ls_bench_batched(argc, argv);
+        else if (!strcmp(argv[i], "--distributed"))
+            return ls_bench_distributed(argc, argv);
     int rc = parse_args(argc, argv, &b, err, sizeof err);
     if (rc > 0)
         return 0;

@@ -1,0 +1,379 @@
+/*
+ * `mpirun -np R linsolve solve A [B] --distributed [--grid PxQ] [--nb N]`:
+ * rank 0 reads A (and B, or b = A*ones), the ranks agree on the size, A and
+ * B are scattered onto a P x Q block-cyclic layout, ls_pdgetrf and
+ * ls_pdgetrs solve, X is gathered on rank 0, which checks it against the
+ * untouched A and B and prints the usual report (solve_report.c). Every rank
+ * exits with the same status. Times: h2d = scatter from rank 0, factor =
+ * pdgetrf, solve = pdgetrs, d2h = gather (each the slowest rank's).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "solve_distributed.h"
+#include "solve_report.h"
+
+int solve_distributed_parse_grid(const char *text, int *p, int *q)
+{
+    char tail;
+    if (!text || sscanf(text, "%dx%d%c", p, q, &tail) != 2 || *p < 1 || *q < 1 ||
+        *p > 65536 || *q > 65536)
+        return -1;
+    return 0;
+}
+
+#ifndef LS_HAVE_MPI
+
+int solve_distributed_dispatch(int *argc, char **argv, int *code)
+{
+    for (int i = 1; i < *argc; ++i) {
+        if (!strcmp(argv[i], "--distributed")) {
+            fprintf(stderr, "linsolve solve: --distributed: built without MPI (install "
+                            "libopenmpi-dev and rebuild; see docs/distributed.md)\n");
+            *code = LS_EXIT_UNAVAILABLE;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+#else
+
+#include "linsolve_dist.h"
+
+typedef struct dist_args {
+    const char *a_path, *b_path, *out_path;
+    int p, q, nb, json, quiet;
+} dist_args;
+
+static void dist_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: mpirun -np R linsolve solve A [B] --distributed [OPTIONS]\n"
+            "\n"
+            "Solve A X = B on R MPI ranks (ScaLAPACK's pdgesv: LU with partial pivoting\n"
+            "on a 2-D block-cyclic layout; docs/distributed.md). Rank 0 reads A and B\n"
+            "(without B: b = A * ones), distributes them, gathers X and reports.\n"
+            "\n"
+            "Options:\n"
+            "  --grid PxQ        process grid, P*Q <= R (default: the squarest, P <= Q)\n"
+            "  --nb N            block size (default 64; smaller when n is small)\n"
+            "  -o, --output FILE write X (Matrix Market, or .npy by extension)\n"
+            "  --json            one JSON object instead of the report\n"
+            "  --quiet           print nothing on success\n"
+            "\n"
+            "Exit status as for 'linsolve solve'; every rank exits with it.\n");
+}
+
+/* 0 parsed; 1 help; -1 usage error (printed by rank 0 only). */
+static int dist_parse(int argc, char **argv, dist_args *a, int rank)
+{
+    const char *cmd = "solve";
+    memset(a, 0, sizeof *a);
+    a->nb = -1;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        long long iv;
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (!a->a_path) {
+                a->a_path = arg;
+            } else if (!a->b_path) {
+                a->b_path = arg;
+            } else {
+                if (rank == 0)
+                    ls_cli_usage_error(cmd, "unexpected argument '%s'", arg);
+                return -1;
+            }
+        } else if (!strcmp(arg, "--distributed")) {
+            continue;
+        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            if (rank == 0)
+                dist_help(stdout);
+            return 1;
+        } else if (!strcmp(arg, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            a->quiet = 1;
+        } else if (!strcmp(arg, "--grid") && i + 1 < argc) {
+            if (solve_distributed_parse_grid(argv[++i], &a->p, &a->q) != 0) {
+                if (rank == 0)
+                    ls_cli_usage_error(cmd, "--grid wants PxQ, e.g. 2x2 (got '%s')", argv[i]);
+                return -1;
+            }
+        } else if (!strcmp(arg, "--nb") && i + 1 < argc) {
+            if (ls_cli_parse_int(cmd, "--nb", argv[++i], 1, 4096, &iv) != 0)
+                return -1;
+            a->nb = (int)iv;
+        } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--output")) && i + 1 < argc) {
+            a->out_path = argv[++i];
+        } else {
+            if (rank == 0)
+                ls_cli_usage_error(cmd, "option '%s' is not available with --distributed", arg);
+            return -1;
+        }
+    }
+    if (!a->a_path) {
+        if (rank == 0)
+            ls_cli_usage_error(cmd, "missing the matrix file A");
+        return -1;
+    }
+    if (ls_cli_is_stream(a->a_path) || ls_cli_is_stream(a->b_path) ||
+        ls_cli_is_stream(a->out_path)) {
+        if (rank == 0)
+            ls_cli_usage_error(cmd, "--distributed reads and writes files, not '-'");
+        return -1;
+    }
+    return 0;
+}
+
+static void default_grid(int size, int *p, int *q)
+{
+    *p = 1;
+    for (int d = 1; d * d <= size; ++d)
+        if (size % d == 0)
+            *p = d;
+    *q = size / *p;
+}
+
+/* Rank 0: read A and B into res-owned matrices; nonzero on failure. */
+static int read_system(const dist_args *a, ls_matrix *A, ls_matrix *B, solve_result *res)
+{
+    char err[512] = "";
+    ls_io_info info;
+    ls_cli_outcome bad = {LS_EXIT_INPUT, "invalid_input"};
+    int st = ls_io_read_from(NULL, a->a_path, LS_IO_AUTO, A, &info, NULL, NULL, err, sizeof err);
+    if (st != 0) {
+        solve_result_fail(res, ls_cli_outcome_of(st, 1), st, "%s", err[0] ? err : ls_strerror(st));
+        return -1;
+    }
+    if (A->rows != A->cols || A->rows < 1) {
+        solve_result_fail(res, bad, LS_ESIZE, "%s: matrix is %d x %d; a square system is needed",
+                          a->a_path, A->rows, A->cols);
+        return -1;
+    }
+    const int n = A->rows;
+    for (size_t i = 0; i < (size_t)n * (size_t)n; ++i)
+        if (!isfinite(A->data[i])) {
+            solve_result_fail(res, bad, LS_ENONFINITE, "%s: an entry is not finite", a->a_path);
+            return -1;
+        }
+    if (a->b_path) {
+        st = ls_io_read_from(NULL, a->b_path, LS_IO_AUTO, B, &info, NULL, NULL, err, sizeof err);
+        if (st != 0) {
+            solve_result_fail(res, ls_cli_outcome_of(st, 1), st, "%s",
+                              err[0] ? err : ls_strerror(st));
+            return -1;
+        }
+        if (B->rows != n || B->cols < 1) {
+            solve_result_fail(res, bad, LS_ESIZE,
+                              "%s: right-hand side is %d x %d; A is %d x %d, so B needs %d rows",
+                              a->b_path, B->rows, B->cols, n, n, n);
+            return -1;
+        }
+        res->nrhs = B->cols;
+        return 0;
+    }
+    if (!(B->data = calloc((size_t)n, sizeof(double)))) {
+        ls_cli_outcome oom = {LS_EXIT_UNAVAILABLE, "out_of_memory"};
+        solve_result_fail(res, oom, LS_ENOMEM, "out of memory for the right-hand side");
+        return -1;
+    }
+    B->rows = B->ld = n;
+    B->cols = 1;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+            B->data[i] += A->data[(size_t)j * (size_t)n + (size_t)i];
+    res->nrhs = 1;
+    res->rhs_is_A_ones = 1;
+    return 0;
+}
+
+/* The slowest rank's time since t0. */
+static double slowest(double t0, MPI_Comm comm)
+{
+    double t = MPI_Wtime() - t0, tmax = t;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return tmax;
+}
+
+/* The distributed part, on the grid's ranks; X (rank 0) receives the answer.
+ * Returns the library status (info > 0 singular). */
+static int run_grid(ls_grid *g, int n, int nrhs, int nb, const ls_matrix *A, const ls_matrix *B,
+                    double *X, ls_report *rep)
+{
+    int P, Q, myr, myc, rank;
+    ls_grid_info(g, &P, &Q, &myr, &myc);
+    MPI_Comm comm = ls_grid_comm(g);
+    MPI_Comm_rank(comm, &rank);
+    int lr = ls_numroc(n, nb, myr, 0, P), lc = ls_numroc(n, nb, myc, 0, Q);
+    int lcb = ls_numroc(nrhs, nb, myc, 0, Q), lld = lr > 1 ? lr : 1;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN], info = 0;
+    ls_descinit(da, n, n, nb, nb, 0, 0, g, lld);
+    ls_descinit(db, n, nrhs, nb, nb, 0, 0, g, lld);
+    double *a = malloc(sizeof(double) * (size_t)lld * (size_t)(lc > 0 ? lc : 1));
+    double *b = malloc(sizeof(double) * (size_t)lld * (size_t)(lcb > 0 ? lcb : 1));
+    int *ipiv = malloc(sizeof(int) * (size_t)(lr + nb));
+    int ok = a && b && ipiv, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int st = LS_ENOMEM;
+    if (!all_ok) {
+        snprintf(rep->message, sizeof rep->message, "out of memory for the local pieces");
+        goto done;
+    }
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    st = ls_pdscatter(0, rank == 0 ? A->data : NULL, rank == 0 ? A->ld : 1, a, da, g);
+    if (st == 0)
+        st = ls_pdscatter(0, rank == 0 ? B->data : NULL, rank == 0 ? B->ld : 1, b, db, g);
+    rep->t_h2d = slowest(t0, comm);
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrf(n, n, a, 1, 1, da, ipiv, &info, g);
+        rep->t_factor = slowest(t0, comm);
+    }
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrs('N', n, nrhs, a, 1, 1, da, ipiv, b, 1, 1, db, &info, g);
+        rep->t_solve = slowest(t0, comm);
+        t0 = MPI_Wtime();
+        if (st == 0)
+            st = ls_pdgather(0, X, n, b, db, g);
+        rep->t_d2h = slowest(t0, comm);
+    }
+    if (st != 0 && st < 0)
+        snprintf(rep->message, sizeof rep->message, "%s", ls_grid_error(g));
+done:
+    free(a);
+    free(b);
+    free(ipiv);
+    return st;
+}
+
+static int dist_main(int argc, char **argv)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    dist_args a;
+    int pr = dist_parse(argc, argv, &a, rank);
+    if (pr != 0)
+        return pr > 0 ? LS_EXIT_OK : LS_EXIT_USAGE;
+    if (a.p == 0)
+        default_grid(size, &a.p, &a.q);
+    if (a.p * a.q > size) {
+        if (rank == 0)
+            ls_cli_usage_error("solve", "--grid %dx%d needs %d ranks; mpirun gave %d", a.p, a.q,
+                               a.p * a.q, size);
+        return LS_EXIT_USAGE;
+    }
+    solve_result res;
+    solve_result_init(&res);
+    res.method = LS_METHOD_LU;
+    res.precision = LS_DOUBLE;
+    res.backend = LS_BACKEND_CPU;
+    res.backend_known = 1;
+    res.a_path = a.a_path;
+    res.b_path = a.b_path;
+    ls_matrix A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    double *X = NULL;
+    /* rank 0 reads; everyone learns n and nrhs, or that reading failed */
+    int dims[3] = {0, 0, 0};
+    if (rank == 0) {
+        double t0 = MPI_Wtime();
+        if (read_system(&a, &A, &B, &res) == 0) {
+            dims[0] = A.rows;
+            dims[1] = res.nrhs;
+            if (!(X = malloc(sizeof(double) * (size_t)A.rows * (size_t)res.nrhs))) {
+                ls_cli_outcome oom = {LS_EXIT_UNAVAILABLE, "out_of_memory"};
+                solve_result_fail(&res, oom, LS_ENOMEM, "out of memory for X");
+            }
+        }
+        dims[2] = res.exit_code;
+        res.t_read = MPI_Wtime() - t0;
+    }
+    MPI_Bcast(dims, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    int code = dims[2];
+    if (code == LS_EXIT_OK) {
+        const int n = dims[0], nrhs = dims[1];
+        int nb = a.nb > 0 ? a.nb : 64;
+        /* keep every process column busy on small systems */
+        while (a.nb <= 0 && nb > 8 && (long long)nb * a.q * 4 > n)
+            nb /= 2;
+        res.n = n;
+        res.nrhs = nrhs;
+        ls_grid *g = NULL;
+        int st = ls_grid_create(&g, MPI_COMM_WORLD, a.p, a.q);
+        if (st == 0 && ls_grid_comm(g) != MPI_COMM_NULL)
+            st = run_grid(g, n, nrhs, nb, &A, &B, X, &res.rep);
+        ls_grid_destroy(g);
+        if (rank == 0) {
+            ls_report *rep = &res.rep;
+            rep->method = LS_METHOD_LU;
+            rep->backend = LS_BACKEND_CPU;
+            rep->n = n;
+            rep->nrhs = nrhs;
+            rep->info = st > 0 ? st : 0;
+            rep->t_total = rep->t_h2d + rep->t_factor + rep->t_solve + rep->t_d2h;
+            rep->flops = ls_flops_gesv(n, nrhs);
+            double t = rep->t_factor + rep->t_solve;
+            rep->gflops = t > 0 ? rep->flops / t / 1e9 : 0;
+            res.have_rep = 1;
+            snprintf(res.device, sizeof res.device, "MPI %dx%d grid of %d ranks, nb %d, CBLAS",
+                     a.p, a.q, size, nb);
+            snprintf(res.note, sizeof res.note,
+                     "distributed: h2d = scatter from rank 0, d2h = gather to rank 0");
+            solve_result_judge(&res, st, NULL, &A, &B, X);
+            if (a.out_path && res.x_computed) {
+                char err[512] = "";
+                ls_matrix xm = {n, nrhs, n, X, 0, 0};
+                int wst = ls_matrix_write(a.out_path, &xm, err, sizeof err);
+                if (wst != 0)
+                    solve_result_fail(&res, ls_cli_outcome_of(wst, 1), wst, "%s",
+                                      err[0] ? err : ls_strerror(wst));
+            }
+        }
+        code = res.exit_code;
+        MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (rank == 0) {
+        if (res.exit_code != LS_EXIT_OK) {
+            char plain[sizeof res.message];
+            fprintf(stderr, "linsolve: %s\n", ls_cli_message(res.message, plain, sizeof plain));
+        }
+        if (a.json)
+            solve_result_print_json(stdout, &res);
+        else if (!a.quiet)
+            solve_result_print_human(stdout, &res);
+    }
+    free(X);
+    ls_matrix_free(&A);
+    if (a.b_path)
+        ls_matrix_free(&B);
+    else
+        free(B.data);
+    return code;
+}
+
+int solve_distributed_dispatch(int *argc, char **argv, int *code)
+{
+    int found = 0;
+    for (int i = 1; i < *argc; ++i)
+        found |= !strcmp(argv[i], "--distributed");
+    if (!found)
+        return 0;
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited)
+        MPI_Init(NULL, NULL);
+    *code = dist_main(*argc, argv);
+    if (!inited)
+        MPI_Finalize();
+    return 1;
+}
+
+#endif
