@@ -8,7 +8,9 @@ pkgs=(cmake gcc make pkg-config libopenblas-dev liblapacke-dev
       # LAPACK and BLAS (NaN/Inf oracle), Debian's NumPy run under the preload
       liblapack-test liblapack3 libblas3 python3-numpy
       # the sparse direct solver (UMFPACK)
-      libsuitesparse-dev)
+      libsuitesparse-dev
+      # distributed LU (liblinsolve_dist): OpenMPI, and ScaLAPACK as the bench's peer
+      libopenmpi-dev openmpi-bin libscalapack-openmpi-dev)
 # the Python package (python/): its build, and its tests' NumPy, SciPy and pytest
 pkgs+=(python3-dev python3-numpy python3-pip python3-venv python3-setuptools python3-pytest
        python3-scipy)
