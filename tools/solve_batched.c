@@ -106,7 +106,7 @@ static double copy_gbps(ls_context *ctx)
     ls_perf_timing t;
     char err[LS_ERRLEN];
     if (ls_context_backend(ctx) != LS_BACKEND_CUDA || !ctx->iface->perf ||
-        ctx->iface->perf(ctx->bctx, "copy", &in, &t, err, sizeof err) != 0)
+        !ctx->iface->perf->copy || ctx->iface->perf->copy(ctx->bctx, &in, &t, err, sizeof err) != 0)
         return 0;
     return t.gbps;
 }

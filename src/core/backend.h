@@ -11,19 +11,25 @@
 #define LS_CORE_BACKEND_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include "linsolve.h"
+#include "methods.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define LS_PLUGIN_ABI 4 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open */
+/* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open; 5: the
+ * core services passed to the entry points, the typed perf table, the
+ * ls_plugin_abi symbol checked before anything else is called */
+#define LS_PLUGIN_ABI 5
 #define LS_ERRLEN 512
 
 struct ls_mixed_problem; /* core/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
+struct ls_perf_iface;  /* core/perf.h */
 
 /* One dense solve handed to a backend. A and B are host arrays in the
  * working precision (float or double per prec), column-major. The backend
@@ -76,11 +82,10 @@ typedef struct ls_backend_iface {
     int (*getrf)(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                  int *info, char *err, size_t errlen);
 
-    /* optional: extra commands for measurement tools (bench, metrics,
-     * roofline). `what` names the request, `in`/`out` are request-specific
-     * structs declared in src/core/perf.h. NULL -> LS_EUNSUPPORTED. */
-    int (*perf)(void *bctx, const char *what, const void *in, void *out, char *err,
-                size_t errlen);
+    /* optional: the measurement requests of bench, metrics and roofline, a
+     * table of typed entries (src/core/perf.h), each optional in turn.
+     * NULL -> nothing is measurable on this backend. */
+    const struct ls_perf_iface *perf;
 
     /* optional: getrs in the backend's own kernels (host arrays in, X out
      * in B; trans 'N' or 'T'; the factors are nonsingular); NULL -> the CPU
@@ -130,24 +135,57 @@ typedef struct ls_backend_iface {
     int (*batched)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 } ls_backend_iface;
 
-/* Every plugin exports this symbol (name from LS_PLUGIN_ENTRY):
- * creates a backend context on device `device`; returns 0 or a status with
- * a message in err (no device: LS_EUNAVAIL). */
-typedef int (*ls_plugin_open_fn)(int device, const ls_backend_iface **iface, void **bctx,
-                                 char *err, size_t errlen);
+/* What the core lends a plugin: the services a backend needs besides its
+ * device, so that no plugin carries its own copy of them. Handed to both
+ * entry points; valid until the plugin is closed. A plugin checks `abi`. */
+typedef struct ls_core_services {
+    int abi; /* LS_PLUGIN_ABI of the core that filled it */
+    /* names (core/names.c, the method table) */
+    const char *(*backend_name)(ls_backend_kind b);
+    const char *(*method_name)(ls_method m);
+    const char *(*precision_name)(ls_precision p);
+    const char *(*strerror)(int status);
+    /* the method table: answer `supports` from a declaration (naming the
+     * backend and what it runs), and the method to dispatch for an alias */
+    int (*methods_check)(ls_backend_kind b, const ls_method_support *list, size_t count,
+                         ls_method m, ls_precision p, char *err, size_t errlen);
+    ls_method (*methods_resolve)(const ls_method_support *list, size_t count, ls_method m);
+    /* the error formatter: "text [file:line]" into err, as LS_FAIL writes
+     * it (ls_message_split takes the location off for users); returns status */
+    int (*vfail)(char *err, size_t errlen, int status, const char *file, int line,
+                 const char *fmt, va_list ap);
+    /* monotonic wall clock, seconds */
+    double (*now)(void);
+} ls_core_services;
+
+/* Every plugin exports three symbols. Before calling anything else the core
+ * reads "ls_plugin_abi" (ls_plugin_abi_fn) and refuses a plugin built for
+ * another LS_PLUGIN_ABI. "ls_plugin_open" (ls_plugin_open_fn) creates a
+ * backend context on device `device`: 0 or a status with a message in err
+ * (no device: LS_EUNAVAIL). "ls_plugin_print_info" (ls_plugin_info_fn)
+ * lists platforms and devices without opening a context. */
+typedef int (*ls_plugin_abi_fn)(void);
+typedef int (*ls_plugin_open_fn)(const ls_core_services *core, int device,
+                                 const ls_backend_iface **iface, void **bctx, char *err,
+                                 size_t errlen);
+typedef int (*ls_plugin_info_fn)(const ls_core_services *core, FILE *out);
+#define LS_PLUGIN_ABI_ENTRY "ls_plugin_abi"
 #define LS_PLUGIN_ENTRY "ls_plugin_open"
-/* Plugins also export "ls_plugin_print_info" (ls_plugin_info_fn): list
- * platforms and devices without opening a context. */
-typedef int (*ls_plugin_info_fn)(FILE *out);
 #define LS_PLUGIN_INFO_ENTRY "ls_plugin_print_info"
+
+/* The table the core hands to plugins (plugin.c). */
+const ls_core_services *ls_core_services_get(void);
 
 /* The CPU backend is built into the library (src/cpu). */
 int ls_cpu_backend_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
                         size_t errlen);
 
-/* Plugin loading (src/core/plugin.c): `name` is "cuda" or "opencl". */
-int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
+/* Plugin loading (src/core/plugin.c): liblinsolve_<ls_backend_name(kind)>.so,
+ * its ABI checked. */
+int ls_plugin_load(ls_backend_kind kind, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
                    void **handle, char *err, size_t errlen);
+/* Is this kind a plugin (CUDA, OpenCL), in the order AUTO tries them? */
+int ls_backend_is_plugin(ls_backend_kind kind);
 
 /* Context internals, for the core and for tools inside this repository that
  * need the backend (bench, metrics). */

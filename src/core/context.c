@@ -22,16 +22,17 @@ static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
     if (kind == LS_BACKEND_CPU)
         return ls_cpu_backend_open(device, &ctx->iface, &ctx->bctx, ctx->error,
                                    sizeof ctx->error);
-    const char *name = kind == LS_BACKEND_CUDA ? "cuda" : "opencl";
     ls_plugin_open_fn open_fn = NULL;
-    int st = ls_plugin_load(name, &open_fn, NULL, &ctx->plugin_handle, ctx->error,
+    int st = ls_plugin_load(kind, &open_fn, NULL, &ctx->plugin_handle, ctx->error,
                             sizeof ctx->error);
     if (st)
         return st;
-    st = open_fn(device, &ctx->iface, &ctx->bctx, ctx->error, sizeof ctx->error);
+    st = open_fn(ls_core_services_get(), device, &ctx->iface, &ctx->bctx, ctx->error,
+                 sizeof ctx->error);
     if (st == 0 && (!ctx->iface || ctx->iface->abi != LS_PLUGIN_ABI))
         st = LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
-                     "the %s plugin was built for another plugin ABI", name);
+                     "the %s plugin's backend table is not plugin ABI %d",
+                     ls_backend_name(kind), LS_PLUGIN_ABI);
     if (st) {
         if (ctx->iface && ctx->bctx && ctx->iface->destroy)
             ctx->iface->destroy(ctx->bctx);
@@ -164,7 +165,7 @@ ls_backend_kind ls_context_backend(const ls_context *ctx)
 
 const char *ls_context_device_name(const ls_context *ctx)
 {
-    return ctx ? ctx->device_name : "cpu";
+    return ctx ? ctx->device_name : ls_backend_name(LS_BACKEND_CPU);
 }
 
 const char *ls_context_note(const ls_context *ctx)
@@ -189,19 +190,19 @@ int ls_context_supports(ls_context *ctx, ls_method m, ls_precision p)
     return st;
 }
 
-static void print_plugin(FILE *f, const char *name)
+static void print_plugin(FILE *f, ls_backend_kind kind)
 {
     ls_plugin_open_fn open_fn = NULL;
     ls_plugin_info_fn info_fn = NULL;
     void *handle = NULL;
     char err[LS_ERRLEN];
-    fprintf(f, "\n[%s]\n", name);
-    if (ls_plugin_load(name, &open_fn, &info_fn, &handle, err, sizeof err)) {
+    fprintf(f, "\n[%s]\n", ls_backend_name(kind));
+    if (ls_plugin_load(kind, &open_fn, &info_fn, &handle, err, sizeof err)) {
         fprintf(f, "  unavailable: %s\n", err);
         return;
     }
     if (info_fn) {
-        int st = info_fn(f);
+        int st = info_fn(ls_core_services_get(), f);
         if (st)
             fprintf(f, "  unavailable: %s\n", ls_strerror(st));
     } else {
@@ -214,7 +215,7 @@ int ls_print_info(void *file)
 {
     FILE *f = file ? (FILE *)file : stdout;
     fprintf(f, "liblinsolve %d.%d.%d\n", LS_VERSION_MAJOR, LS_VERSION_MINOR, LS_VERSION_PATCH);
-    fprintf(f, "\n[cpu]\n");
+    fprintf(f, "\n[%s]\n", ls_backend_name(LS_BACKEND_CPU));
     ls_context *ctx = NULL;
     int st = ls_context_create(&ctx, LS_BACKEND_CPU, 0);
     if (st == 0 && ctx->iface->print_info)
@@ -224,7 +225,8 @@ int ls_print_info(void *file)
     else
         fprintf(f, "  unavailable: %s\n", ls_context_error(ctx));
     ls_context_destroy(ctx);
-    print_plugin(f, "cuda");
-    print_plugin(f, "opencl");
+    for (int k = 0; k < LS_BACKEND_COUNT_; k++)
+        if (ls_backend_is_plugin((ls_backend_kind)k))
+            print_plugin(f, (ls_backend_kind)k);
     return 0;
 }

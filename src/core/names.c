@@ -1,11 +1,23 @@
 /* String names of the public enumerations, from their macro tables (the
- * methods' from the method table, methods.c). */
+ * methods' from the method table, methods.c), and the one list of backends:
+ * the core, the CLI and the plugins (through the core's services) take
+ * their names from here. */
 #include <string.h>
 
+#include "backend.h"
 #include "linsolve.h"
 #include "methods.h"
 
-static const char *const backend_names[] = {"auto", "cpu", "cuda", "opencl"};
+/* plugin: built as liblinsolve_<name>.so and dlopen'd (core/plugin.c) */
+static const struct {
+    const char *name;
+    int plugin;
+} backends[LS_BACKEND_COUNT_] = {
+    [LS_BACKEND_AUTO] = {"auto", 0},
+    [LS_BACKEND_CPU] = {"cpu", 0},
+    [LS_BACKEND_CUDA] = {"cuda", 1},
+    [LS_BACKEND_OPENCL] = {"opencl", 1},
+};
 
 const char *ls_method_name(ls_method m)
 {
@@ -31,13 +43,18 @@ int ls_method_parse(const char *name, ls_method *out)
 
 const char *ls_backend_name(ls_backend_kind b)
 {
-    return (b >= 0 && b < LS_BACKEND_COUNT_) ? backend_names[b] : "?";
+    return (b >= 0 && b < LS_BACKEND_COUNT_) ? backends[b].name : "?";
+}
+
+int ls_backend_is_plugin(ls_backend_kind b)
+{
+    return b >= 0 && b < LS_BACKEND_COUNT_ && backends[b].plugin;
 }
 
 int ls_backend_parse(const char *name, ls_backend_kind *out)
 {
     for (int i = 0; name && i < LS_BACKEND_COUNT_; i++)
-        if (strcmp(name, backend_names[i]) == 0) {
+        if (strcmp(name, backends[i].name) == 0) {
             *out = (ls_backend_kind)i;
             return 0;
         }

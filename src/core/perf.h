@@ -1,28 +1,35 @@
 /*
- * Measurement requests for the backend's optional `perf` slot
+ * Measurement requests: the backend's optional `perf` table
  * (ls_backend_iface.perf). Only the measurement tools (linsolve bench,
- * metrics, roofline) send them; solvers never do. Every request is a name
- * plus an input and an output struct declared here, so the plugin and the
- * tools agree on layout without sharing code.
+ * metrics, roofline) send them; solvers never do. Every request is one
+ * typed entry of ls_perf_iface with its own input and output structs,
+ * declared here (and in perf_mixed.h, perf_batched.h), so the plugin and the
+ * tools agree on layout without sharing code, and the compiler checks both.
  *
- *   what            in                      out
- *   "device"        NULL                    ls_perf_device
- *   "kernels"       ls_perf_kernels_in      ls_perf_kernels_out
- *   "copy"          ls_perf_copy_in         ls_perf_timing
- *   "fma"           ls_perf_fma_in          ls_perf_timing
- *   "intensity"     ls_perf_intensity_in    ls_perf_timing
- *   "gemm"          ls_perf_gemm_in         ls_perf_timing
- *   "gemv"          ls_perf_gemm_in         ls_perf_timing
- *   "peer"          ls_perf_peer_in         ls_perf_peer_out
- *   "lu_vs_peer"    ls_perf_lu_vs_peer_in   ls_perf_lu_vs_peer_out
+ *   entry            in                      out
+ *   device           -                       ls_perf_device
+ *   kernels          ls_perf_kernels_in      ls_perf_kernels_out
+ *   copy             ls_perf_copy_in         ls_perf_timing
+ *   fma              ls_perf_fma_in          ls_perf_timing
+ *   intensity        ls_perf_intensity_in    ls_perf_timing
+ *   gemm, gemv       ls_perf_gemm_in         ls_perf_timing
+ *   peer             ls_perf_peer_in         ls_perf_peer_out
+ *   lu_vs_peer       ls_perf_lu_vs_peer_in   ls_perf_lu_vs_peer_out
+ *   mixed_vs_peer    ls_perf_mixed_in        ls_perf_mixed_out    (perf_mixed.h)
+ *   batched_vs_peer  ls_perf_batched_in      ls_perf_batched_out  (perf_batched.h)
  *
  * Timings are medians over `repeat` runs after one warm-up, taken with
- * device events. A backend answers LS_EUNSUPPORTED for names it lacks.
+ * device events. A NULL entry is a request the backend does not answer; the
+ * tools report it by name (tools/bench/bench_util.h, LS_BENCH_PERF).
  */
 #ifndef LS_CORE_PERF_H
 #define LS_CORE_PERF_H
 
+#include <stddef.h>
+
 #include "linsolve.h"
+#include "perf_batched.h"
+#include "perf_mixed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -165,6 +172,34 @@ typedef struct ls_perf_lu_vs_peer_out {
     size_t need_bytes, free_bytes; /* device memory the case needs, and found free */
     char ours[LS_PERF_NAME_LEN], peer[LS_PERF_NAME_LEN];
 } ls_perf_lu_vs_peer_out;
+
+/* The typed requests. Each entry is optional: NULL -> LS_EUNSUPPORTED,
+ * named by the tool that asked. Every entry gets the backend context, its
+ * input (none for device), its output, and err for a message with
+ * file:line; it returns 0 or a status (LS_EINVAL, LS_EDEVMEM, LS_EDEVICE). */
+typedef struct ls_perf_iface {
+    int (*device)(void *bctx, ls_perf_device *out, char *err, size_t errlen);
+    int (*kernels)(void *bctx, const ls_perf_kernels_in *in, ls_perf_kernels_out *out, char *err,
+                   size_t errlen);
+    int (*copy)(void *bctx, const ls_perf_copy_in *in, ls_perf_timing *out, char *err,
+                size_t errlen);
+    int (*fma)(void *bctx, const ls_perf_fma_in *in, ls_perf_timing *out, char *err,
+               size_t errlen);
+    int (*intensity)(void *bctx, const ls_perf_intensity_in *in, ls_perf_timing *out, char *err,
+                     size_t errlen);
+    int (*gemm)(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out, char *err,
+                size_t errlen);
+    int (*gemv)(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out, char *err,
+                size_t errlen);
+    int (*peer)(void *bctx, const ls_perf_peer_in *in, ls_perf_peer_out *out, char *err,
+                size_t errlen);
+    int (*lu_vs_peer)(void *bctx, const ls_perf_lu_vs_peer_in *in, ls_perf_lu_vs_peer_out *out,
+                      char *err, size_t errlen);
+    int (*mixed_vs_peer)(void *bctx, const ls_perf_mixed_in *in, ls_perf_mixed_out *out,
+                         char *err, size_t errlen);
+    int (*batched_vs_peer)(void *bctx, const ls_perf_batched_in *in, ls_perf_batched_out *out,
+                           char *err, size_t errlen);
+} ls_perf_iface;
 
 #ifdef __cplusplus
 }

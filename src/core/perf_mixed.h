@@ -1,4 +1,4 @@
-/* The "mixed_vs_peer" measurement request of the CUDA plugin's perf slot
+/* The mixed_vs_peer measurement request of the CUDA plugin's perf table
  * (src/cuda/perf/mixed_vs_peer.c), for `linsolve bench --mixed-vs-cusolver`:
  * our mixed-precision solve (ls_dsgesv_gpu's path) against cuSOLVER's FP64
  * dgetrf + dgetrs and its IRS solvers (cusolverDnIRSXgesv, FP32 / TF32 /

@@ -1,6 +1,7 @@
-/* Loads backend plugins (liblinsolve_<name>.so) with dlopen. They are looked
- * for, in order: in $LS_PLUGIN_DIR; beside liblinsolve itself (build tree and
- * install tree keep them together); then by bare name (LD_LIBRARY_PATH, rpath). */
+/* Loads backend plugins (liblinsolve_<name>.so) with dlopen and lends them
+ * the core's services. They are looked for, in order: in $LS_PLUGIN_DIR;
+ * beside liblinsolve itself (build tree and install tree keep them
+ * together); then by bare name (LD_LIBRARY_PATH, rpath). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -8,7 +9,39 @@
 #include <string.h>
 
 #include "backend.h"
+#include "methods.h"
 #include "util.h"
+
+static int services_methods_check(ls_backend_kind b, const ls_method_support *list, size_t count,
+                                  ls_method m, ls_precision p, char *err, size_t errlen)
+{
+    return ls_methods_check(ls_backend_name(b), list, count, m, p, err, errlen);
+}
+
+static int services_vfail(char *err, size_t errlen, int status, const char *file, int line,
+                          const char *fmt, va_list ap)
+{
+    char text[LS_ERRTEXT_MAX];
+    vsnprintf(text, sizeof text, fmt, ap);
+    return ls_fail_at(err, errlen, status, file, line, "%s", text);
+}
+
+static const ls_core_services core_services = {
+    .abi = LS_PLUGIN_ABI,
+    .backend_name = ls_backend_name,
+    .method_name = ls_method_name,
+    .precision_name = ls_precision_name,
+    .strerror = ls_strerror,
+    .methods_check = services_methods_check,
+    .methods_resolve = ls_methods_resolve,
+    .vfail = services_vfail,
+    .now = ls_now,
+};
+
+const ls_core_services *ls_core_services_get(void)
+{
+    return &core_services;
+}
 
 static int self_dir(char *buf, size_t len)
 {
@@ -35,11 +68,14 @@ static void note_failure(char *tried, size_t len, const char *fallback)
     snprintf(tried + used, len - used, "%s%s", used ? "; " : "", why ? why : fallback);
 }
 
-int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
+int ls_plugin_load(ls_backend_kind kind, ls_plugin_open_fn *open_fn, ls_plugin_info_fn *info_fn,
                    void **handle, char *err, size_t errlen)
 {
     char file[64], path[4096], dir[3072];
     char tried[1024] = "";
+    const char *name = ls_backend_name(kind);
+    if (!ls_backend_is_plugin(kind))
+        return LS_FAIL(err, errlen, LS_EINTERNAL, "backend %s is not a plugin", name);
     snprintf(file, sizeof file, "liblinsolve_%s.so", name);
     void *h = NULL;
     const char *env = getenv("LS_PLUGIN_DIR");
@@ -58,6 +94,20 @@ int ls_plugin_load(const char *name, ls_plugin_open_fn *open_fn, ls_plugin_info_
     if (!h)
         return LS_FAIL(err, errlen, LS_EUNAVAIL,
                        "%s backend unavailable: cannot load %s (%s)", name, file, tried);
+    /* The ABI first: an entry point of another ABI must not be called. */
+    ls_plugin_abi_fn abi_fn = NULL;
+    *(void **)&abi_fn = dlsym(h, LS_PLUGIN_ABI_ENTRY);
+    int abi = abi_fn ? abi_fn() : 0;
+    if (abi != LS_PLUGIN_ABI) {
+        dlclose(h);
+        if (!abi)
+            return LS_FAIL(err, errlen, LS_EUNAVAIL,
+                           "%s backend unavailable: %s predates plugin ABI %d (no %s)", name,
+                           file, LS_PLUGIN_ABI, LS_PLUGIN_ABI_ENTRY);
+        return LS_FAIL(err, errlen, LS_EUNAVAIL,
+                       "%s backend unavailable: %s was built for plugin ABI %d, this "
+                       "liblinsolve uses %d", name, file, abi, LS_PLUGIN_ABI);
+    }
     *(void **)open_fn = dlsym(h, LS_PLUGIN_ENTRY);
     if (info_fn)
         *(void **)info_fn = dlsym(h, LS_PLUGIN_INFO_ENTRY);

@@ -51,8 +51,8 @@ static void lsc_device_name(void *bctx, char *buf, size_t len)
 
 static int lsc_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
 {
-    (void)bctx;
-    return ls_methods_check("cuda", lsc_methods, LSC_NMETHODS, m, p, err, errlen);
+    const ls_cuda_ctx *c = (const ls_cuda_ctx *)bctx;
+    return c->core->methods_check(LS_BACKEND_CUDA, lsc_methods, LSC_NMETHODS, m, p, err, errlen);
 }
 
 static ls_method lsc_auto_method(void *bctx, ls_precision p)
@@ -86,7 +86,7 @@ static int lsc_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     if (e != cudaSuccess)
         return lsc_cuda_fail_at(e, "cudaSetDevice", err, errlen, __FILE__, __LINE__);
     ls_job run = *job;
-    run.method = ls_methods_resolve(lsc_methods, LSC_NMETHODS, job->method);
+    run.method = c->core->methods_resolve(lsc_methods, LSC_NMETHODS, job->method);
     switch (run.method) {
     case LS_METHOD_LU: return lsc_solve_lu(c, &run, rep, err, errlen);
     case LS_METHOD_BICGSTAB: return lsc_solve_bicgstab(c, &run, rep, err, errlen);
@@ -115,7 +115,9 @@ static void print_device(FILE *out, int dev, const struct cudaDeviceProp *p)
             p->asyncEngineCount);
 }
 
-LS_API int ls_plugin_print_info(FILE *out)
+LS_API int ls_plugin_abi(void) { return LS_PLUGIN_ABI; }
+
+static int lsc_print_devices(FILE *out)
 {
     int count = 0, drv = 0, rt = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -136,10 +138,16 @@ LS_API int ls_plugin_print_info(FILE *out)
     return 0;
 }
 
+LS_API int ls_plugin_print_info(const ls_core_services *core, FILE *out)
+{
+    (void)core;
+    return lsc_print_devices(out);
+}
+
 static int lsc_print_info(void *bctx, FILE *out)
 {
     (void)bctx;
-    return ls_plugin_print_info(out);
+    return lsc_print_devices(out);
 }
 
 static const ls_backend_iface lsc_iface = {
@@ -152,7 +160,7 @@ static const ls_backend_iface lsc_iface = {
     .solve = lsc_solve,
     .print_info = lsc_print_info,
     .getrf = lsc_getrf_host,
-    .perf = ls_cuda_perf, /* measurement requests (src/cuda/perf) */
+    .perf = &ls_cuda_perf_iface, /* measurement requests (src/cuda/perf) */
     .getrs = lsc_getrs_host,
     /* the device-resident API (device_api.c) */
     .set_stream = lsc_set_stream,
@@ -169,13 +177,16 @@ static const ls_backend_iface lsc_iface = {
     .batched = lsc_batched, /* ls_?*_batched(_gpu) (batched.c) */
 };
 
-LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
-                          size_t errlen)
+LS_API int ls_plugin_open(const ls_core_services *core, int device,
+                          const ls_backend_iface **iface, void **bctx, char *err, size_t errlen)
 {
     int st = 0, count = 0;
     ls_cuda_ctx *c = NULL;
     *bctx = NULL;
     *iface = NULL;
+    if (!core || core->abi != LS_PLUGIN_ABI)
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "the CUDA plugin needs plugin ABI %d",
+                        LS_PLUGIN_ABI);
     cudaError_t e = cudaGetDeviceCount(&count);
     int drv = 0;
     /* With no NVIDIA driver at all the runtime says "driver version is
@@ -192,6 +203,7 @@ LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bct
     c = (ls_cuda_ctx *)calloc(1, sizeof *c);
     if (!c)
         return LSC_FAIL(err, errlen, LS_ENOMEM, "no host memory for the CUDA context");
+    c->core = core;
     c->device = device;
     LSC_CUDA(cudaSetDevice(device));
     LSC_CUDA(cudaGetDeviceProperties(&c->prop, device));

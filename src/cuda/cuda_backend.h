@@ -20,6 +20,7 @@ extern "C" {
 enum { LSC_EV_START, LSC_EV_H2D, LSC_EV_FACTOR, LSC_EV_SOLVE, LSC_EV_D2H, LSC_EV_COUNT };
 
 typedef struct ls_cuda_ctx {
+    const ls_core_services *core; /* lent by the core at open (names, method table) */
     int device;
     struct cudaDeviceProp prop;
     cudaStream_t stream;     /* where all work goes: own_stream or the caller's */
@@ -181,6 +182,7 @@ int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, i
 /**
  * Plugin entry point (exported; the core finds it with dlsym, see
  * core/backend.h): opens a backend context on one CUDA device.
+ * @param[in]  core    the core's services, kept in the context
  * @param[in]  device  CUDA device index
  * @param[out] iface   the backend table ("cuda")
  * @param[out] bctx    the new context (stream, cuBLAS handle, events)
@@ -189,15 +191,18 @@ int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, i
  * @return 0; LS_EUNAVAIL "no CUDA device: ..." without a usable device or
  *         driver; LS_ENOMEM; LS_EDEVICE / LS_EDEVMEM from the CUDA calls
  */
-LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
-                          size_t errlen);
+LS_API int ls_plugin_open(const ls_core_services *core, int device,
+                          const ls_backend_iface **iface, void **bctx, char *err, size_t errlen);
 /**
  * Lists the driver/runtime versions and every CUDA device with its
  * properties, without opening a context.
- * @param[in] out a FILE* to write to
+ * @param[in] core the core's services (unused: nothing here needs them)
+ * @param[in] out  a FILE* to write to
  * @return 0 (no device is not an error here: it is printed)
  */
-LS_API int ls_plugin_print_info(FILE *out);
+LS_API int ls_plugin_print_info(const ls_core_services *core, FILE *out);
+/** LS_PLUGIN_ABI as this plugin was built; the core reads it first. */
+LS_API int ls_plugin_abi(void);
 
 /**
  * Tiled GEMM of seed 001, figure 2: C = A B with p x p shared-memory tiles,

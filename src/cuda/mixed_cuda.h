@@ -24,9 +24,6 @@ void lsc_mixed_ws_free(struct ls_cuda_ctx *c);
  * lsc_getrf_device (d_info zeroed by the caller). */
 int lsc_mixed_lu(struct ls_cuda_ctx *c, ls_factor_prec f, int n, float *A, int lda, int *d_ipiv,
                  int *d_info, char *err, size_t errlen);
-/* The perf request "mixed_vs_peer" (perf/mixed_vs_peer.c; in and out in
- * core/perf_mixed.h): ours against cuSOLVER's dgetrf and IRS solvers. */
-int lsc_perf_mixed_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

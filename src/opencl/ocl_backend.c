@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/methods.h"
 #include "ocl_internal.h"
 
 /* What this backend runs, against the method table (ge runs as the table's
@@ -26,7 +25,8 @@ static void ocl_device_name(void *bctx, char *buf, size_t len)
 static int ocl_supports(void *bctx, ls_method m, ls_precision p, char *err, size_t errlen)
 {
     const ocl_ctx *c = bctx;
-    int st = ls_methods_check("opencl", ocl_methods, OCL_NMETHODS, m, p, err, errlen);
+    int st = ocl_core()->methods_check(LS_BACKEND_OPENCL, ocl_methods, OCL_NMETHODS, m, p, err,
+                                       errlen);
     if (st)
         return st;
     if (m == LS_METHOD_GE_IMAGE && !c->has_images)
@@ -43,6 +43,7 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     ocl_ctx *c = bctx;
     if (!job || !rep)
         return OCL_FAIL(LS_EINVAL, "NULL job or report");
+    const char *method = ocl_core()->method_name(job->method);
     int st = ocl_supports(bctx, job->method, job->prec, err, errlen);
     if (st)
         return st;
@@ -56,7 +57,7 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     if (job->n == 0)
         return 0;
     ls_job run = *job;
-    run.method = ls_methods_resolve(ocl_methods, OCL_NMETHODS, job->method);
+    run.method = ocl_core()->methods_resolve(ocl_methods, OCL_NMETHODS, job->method);
     switch (run.method) {
     case LS_METHOD_LU:
         st = ocl_solve_lu(c, &run, rep, err, errlen);
@@ -78,16 +79,15 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
         st = ocl_solve_ge_pingpong(c, &run, rep, err, errlen);
         break;
     default:
-        st = OCL_FAIL(LS_EINTERNAL, "method %s reached the dispatcher", ocl_method_name(job->method));
+        st = OCL_FAIL(LS_EINTERNAL, "method %s reached the dispatcher", method);
     }
     if (st >= 0 && st < 1000000)
         rep->info = st;
     if (st == 0)
-        snprintf(rep->message, sizeof rep->message, "%s on %s", ocl_method_name(job->method),
-                 c->name);
+        snprintf(rep->message, sizeof rep->message, "%s on %s", method, c->name);
     else if (st > 0 && st < 1000000)
         snprintf(rep->message, sizeof rep->message, "%s on %s: U(%d,%d) is exactly zero",
-                 ocl_method_name(job->method), c->name, st, st);
+                 method, c->name, st, st);
     return st;
 }
 
@@ -103,11 +103,15 @@ static const ls_backend_iface ocl_iface = {
     .solve = ocl_solve,
     .print_info = ocl_print_info,
     .getrf = ocl_getrf,
-    .perf = NULL,
+    .perf = NULL, /* no measurement requests */
 };
+
+/** LS_PLUGIN_ABI as this plugin was built; the core reads it first. */
+LS_API int ls_plugin_abi(void) { return LS_PLUGIN_ABI; }
 
 /**
  * Plugin entry point (LS_PLUGIN_ENTRY): open a backend context.
+ * @param[in]  core   the core's services, used for every name, message and time
  * @param[in]  device index across all OpenCL platforms in enumeration order;
  *                    < 0 picks the first GPU, else the first device. The
  *                    environment variable LS_OPENCL_DEVICE=N overrides it.
@@ -117,10 +121,15 @@ static const ls_backend_iface ocl_iface = {
  * @param[in]  errlen size of err
  * @return 0, LS_EUNAVAIL (no platform, no device, bad index), LS_ENOMEM, LS_EDEVICE
  */
-LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bctx, char *err,
-                          size_t errlen)
+LS_API int ls_plugin_open(const ls_core_services *core, int device,
+                          const ls_backend_iface **iface, void **bctx, char *err, size_t errlen)
 {
     ocl_ctx *c = NULL;
+    if (!core || core->abi != LS_PLUGIN_ABI) {
+        snprintf(err, errlen, "the OpenCL plugin needs plugin ABI %d", LS_PLUGIN_ABI);
+        return LS_EUNAVAIL;
+    }
+    ocl_core_set(core);
     int st = ocl_context_open(device, &c, err, errlen);
     if (st)
         return st;
@@ -131,7 +140,14 @@ LS_API int ls_plugin_open(int device, const ls_backend_iface **iface, void **bct
 
 /**
  * Plugin entry point (LS_PLUGIN_INFO_ENTRY): list platforms and devices.
- * @param[in] out stream to write to
+ * @param[in] core the core's services
+ * @param[in] out  stream to write to
  * @return 0, or LS_EUNAVAIL when there is no platform or device
  */
-LS_API int ls_plugin_print_info(FILE *out) { return ocl_print_platforms(out); }
+LS_API int ls_plugin_print_info(const ls_core_services *core, FILE *out)
+{
+    if (!core || core->abi != LS_PLUGIN_ABI)
+        return LS_EUNAVAIL;
+    ocl_core_set(core);
+    return ocl_print_platforms(out);
+}

@@ -45,7 +45,13 @@ typedef struct ocl_ctx {
     cl_program programs[OCL_FAM_COUNT_][2];
 } ocl_ctx;
 
-/* "file:line: text" into err; returns status. */
+/* The core's services (core/backend.h): names, the method table, the error
+ * formatter, the clock. Lent at the entry points, which set it before
+ * anything else runs (ocl_backend.c). */
+void ocl_core_set(const ls_core_services *core);
+const ls_core_services *ocl_core(void);
+
+/* "text [file:line]" into err, through the core's formatter; returns status. */
 int ocl_fail(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
              ...)
 #if defined(__GNUC__)
@@ -81,10 +87,10 @@ int ocl_cl_fail(char *err, size_t errlen, cl_int e, const char *file, int line, 
     CL_CHECK(clSetKernelArg((kernel), (index), sizeof(value), &(value)))
 #define CL_LOCAL_ARG(kernel, index, bytes) CL_CHECK(clSetKernelArg((kernel), (index), (bytes), NULL))
 
-double ocl_now(void);
+/* The core's monotonic clock, seconds. */
+#define ocl_now() (ocl_core()->now())
 size_t ocl_pow2_floor(size_t x);
 size_t ocl_round_up(size_t x, size_t multiple);
-const char *ocl_method_name(ls_method m);
 
 /* Program cache and kernels. */
 int ocl_kernel_get(ocl_ctx *c, ocl_family fam, ls_precision p, const char *name, cl_kernel *k,

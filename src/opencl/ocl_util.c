@@ -1,26 +1,33 @@
 /* Error reporting, program cache, buffers and launches for the OpenCL plugin. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "core/methods.h"
 #include "ocl_internal.h"
+
+/* Every core lends the same table; the pointer is atomic only so that
+ * contexts opened by several threads at once do not race on storing it. */
+static _Atomic(const ls_core_services *) ocl_services;
+
+void ocl_core_set(const ls_core_services *core)
+{
+    atomic_store_explicit(&ocl_services, core, memory_order_release);
+}
+
+const ls_core_services *ocl_core(void)
+{
+    return atomic_load_explicit(&ocl_services, memory_order_acquire);
+}
 
 int ocl_fail(char *err, size_t errlen, int status, const char *file, int line, const char *fmt,
              ...)
 {
-    if (err && errlen > 0) {
-        const char *base = strrchr(file, '/');
-        int used = snprintf(err, errlen, "%s:%d: ", base ? base + 1 : file, line);
-        if (used >= 0 && (size_t)used < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
-            va_end(ap);
-        }
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    status = ocl_core()->vfail(err, errlen, status, file, line, fmt, ap);
+    va_end(ap);
     return status;
 }
 
@@ -118,13 +125,6 @@ int ocl_cl_fail(char *err, size_t errlen, cl_int e, const char *file, int line, 
                     ocl_error_name(e), (int)e, call);
 }
 
-double ocl_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 size_t ocl_pow2_floor(size_t x)
 {
     size_t p = 1;
@@ -162,13 +162,6 @@ size_t ocl_tile_edge(size_t wg)
     while (t > 1 && t * t > wg)
         t /= 2;
     return t;
-}
-
-const char *ocl_method_name(ls_method m)
-{
-    /* the plugin does not link liblinsolve: the method table is built in */
-    const ls_method_info *i = ls_method_info_of(m);
-    return i ? i->name : "?";
 }
 
 /* ------------------------------------------------------------ programs */

@@ -30,8 +30,9 @@ int main(void)
     int bad = 0;
     char err[LS_ERRLEN] = "";
     ls_perf_device d;
-    if (!ctx->iface->perf || ctx->iface->perf(ctx->bctx, "device", NULL, &d, err, sizeof err) != 0) {
-        bad += lt_check(0, "perf slot answers \"device\": %s", err);
+    const ls_perf_iface *perf = ctx->iface->perf;
+    if (!perf || !perf->device || perf->device(ctx->bctx, &d, err, sizeof err) != 0) {
+        bad += lt_check(0, "perf table answers device: %s", err);
         ls_context_destroy(ctx);
         return bad;
     }
@@ -41,8 +42,8 @@ int main(void)
     for (int prec = 0; prec < 2 && ks; prec++)
         for (int n = 64; n <= 4096; n *= 64) {
             ls_perf_kernels_in in = {(ls_precision)prec, n, 1};
-            if (ctx->iface->perf(ctx->bctx, "kernels", &in, ks, err, sizeof err) != 0) {
-                bad += lt_check(0, "perf \"kernels\": %s", err);
+            if (!perf->kernels || perf->kernels(ctx->bctx, &in, ks, err, sizeof err) != 0) {
+                bad += lt_check(0, "perf kernels: %s", err);
                 continue;
             }
             bad += lt_check(ks->count > 4, "%d kernels listed (%s, n=%d)", ks->count,

@@ -127,7 +127,7 @@ static int run_case(ls_context *cuda, const bb_opts *o, int n, ls_precision p, l
     ls_perf_batched_out r;
     char err[LS_ERRLEN] = "", c[NCOLS][LS_BENCH_CELL];
     memset(&r, 0, sizeof r);
-    int st = ls_bench_perf(cuda, "batched_vs_peer", &q, &r, err, sizeof err);
+    int st = LS_BENCH_PERF(cuda, batched_vs_peer, &q, &r, err, sizeof err);
     int ok = st == 0 && r.res_ours <= RESIDUAL_MAX && r.singular_ours == 0;
     double gbps = st == 0 && r.t_ours > 0 ? r.bytes / r.t_ours / 1e9 : 0;
     double ratio = st == 0 && r.t_ours > 0 ? r.t_cublas / r.t_ours : 0;

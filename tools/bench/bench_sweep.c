@@ -198,7 +198,7 @@ static void measure_peers(sweep *w, group *g, ls_context *cuda, ls_precision p, 
             memset(&o, 0, sizeof o);
             o.X = X;
             char err[LS_ERRLEN] = "";
-            int st = ls_bench_perf(cuda, "peer", &pin, &o, err, sizeof err);
+            int st = LS_BENCH_PERF(cuda, peer, &pin, &o, err, sizeof err);
             if (st == LS_EUNSUPPORTED) {
                 ls_out_note(&w->out, "peer %s not run: %s", peers[i].name, err);
                 free(X);

@@ -270,15 +270,20 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-int ls_bench_perf(ls_context *ctx, const char *what, const void *in, void *out, char *err,
-                  size_t errlen)
+const ls_perf_iface *ls_bench_perf_table(const ls_context *ctx)
 {
-    if (!ctx || !ctx->iface || !ctx->iface->perf) {
-        snprintf(err, errlen, "backend %s has no measurement requests",
-                 ctx && ctx->iface ? ctx->iface->name : "(none)");
-        return LS_EUNSUPPORTED;
-    }
-    return ctx->iface->perf(ctx->bctx, what, in, out, err, errlen);
+    return ctx && ctx->iface ? ctx->iface->perf : NULL;
+}
+
+int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err, size_t errlen)
+{
+    const char *backend = ctx && ctx->iface ? ls_backend_name(ctx->kind) : "(none)";
+    if (!ls_bench_perf_table(ctx))
+        snprintf(err, errlen, "backend %s has no measurement requests", backend);
+    else
+        snprintf(err, errlen, "backend %s does not answer the measurement request '%s'", backend,
+                 request);
+    return LS_EUNSUPPORTED;
 }
 
 void ls_bench_machine_header(ls_out *o, ls_context *ctx)
@@ -298,7 +303,7 @@ void ls_bench_machine_header(ls_out *o, ls_context *ctx)
     ls_perf_device d;
     char err[LS_ERRLEN];
     memset(&d, 0, sizeof d);
-    if (ls_bench_perf(ctx, "device", NULL, &d, err, sizeof err) == 0) {
+    if (LS_BENCH_PERF_DEVICE(ctx, &d, err, sizeof err) == 0) {
         ls_out_machine(o, "gpu", "%s", d.name);
         ls_out_machine(o, "gpu_cc", "%d.%d", d.cc_major, d.cc_minor);
         ls_out_machine(o, "gpu_sms", "%d", d.sm_count);

@@ -60,12 +60,26 @@ void ls_out_note(ls_out *o, const char *fmt, ...)
 void ls_out_close(ls_out *o);
 
 /* Fill the machine header: CPU model and cores, and for a CUDA context the
- * GPU's name, SMs, clocks and driver (through the perf slot). */
+ * GPU's name, SMs, clocks and driver (the perf table's device entry). */
 void ls_bench_machine_header(ls_out *o, ls_context *ctx);
 
-/* Ask the context's backend for a perf request (LS_EUNSUPPORTED if none). */
-int ls_bench_perf(ls_context *ctx, const char *what, const void *in, void *out, char *err,
-                  size_t errlen);
+/* The context's perf table (core/perf.h), NULL when the backend has none. */
+const ls_perf_iface *ls_bench_perf_table(const ls_context *ctx);
+/* LS_EUNSUPPORTED, with err naming the backend and the request it lacks. */
+int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err, size_t errlen);
+/* Send one typed perf request: LS_BENCH_PERF(ctx, gemm, &in, &out, err, len)
+ * calls the backend's gemm entry (the compiler checks in and out against
+ * it), or answers LS_EUNSUPPORTED naming the request when the backend has
+ * no such entry. ctx is evaluated more than once. */
+#define LS_BENCH_PERF(ctx, entry, in, out, err, errlen)                                      \
+    (ls_bench_perf_table(ctx) && ls_bench_perf_table(ctx)->entry                             \
+         ? ls_bench_perf_table(ctx)->entry((ctx)->bctx, (in), (out), (err), (errlen))        \
+         : ls_bench_perf_missing((ctx), #entry, (err), (errlen)))
+/* The same for the device entry, which takes no input. */
+#define LS_BENCH_PERF_DEVICE(ctx, out, err, errlen)                                          \
+    (ls_bench_perf_table(ctx) && ls_bench_perf_table(ctx)->device                            \
+         ? ls_bench_perf_table(ctx)->device((ctx)->bctx, (out), (err), (errlen))             \
+         : ls_bench_perf_missing((ctx), "device", (err), (errlen)))
 
 /* Progress on stderr, only when stderr is a terminal. */
 void ls_bench_progress(int done, int total, const char *what);

@@ -68,7 +68,7 @@ static void run_case(ls_context *cuda, const ls_bench_opts *b, const ls_bench_in
     memset(&r, 0, sizeof r);
     r.n = in->n, r.prec = p;
     double t0 = ls_bench_clock();
-    r.status = ls_bench_perf(cuda, "lu_vs_peer", &q, &o, err, sizeof err);
+    r.status = LS_BENCH_PERF(cuda, lu_vs_peer, &q, &o, err, sizeof err);
     double wall = ls_bench_clock() - t0;
     r.t_lu = o.t_ours, r.t_cusolver = o.t_peer;
     r.res_lu = o.res_ours, r.res_cusolver = o.res_peer;

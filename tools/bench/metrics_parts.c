@@ -38,12 +38,12 @@ int ls_metrics_occupancy(ls_out *o, ls_context *ctx, const ls_metrics_opts *m)
     static const int w[] = {-34, 14, 7, 5, 7, 8, 11, 10, 8, 13, 11, 8, 5};
     ls_perf_device d;
     char err[LS_ERRLEN] = "";
-    int st = ls_bench_perf(ctx, "device", NULL, &d, err, sizeof err);
+    int st = LS_BENCH_PERF_DEVICE(ctx, &d, err, sizeof err);
     ls_perf_kernels_out *ks = NULL;
     if (st == 0) {
         ks = calloc(1, sizeof *ks);
         ls_perf_kernels_in in = {m->prec, m->n, 1};
-        st = ks ? ls_bench_perf(ctx, "kernels", &in, ks, err, sizeof err) : LS_ENOMEM;
+        st = ks ? LS_BENCH_PERF(ctx, kernels, &in, ks, err, sizeof err) : LS_ENOMEM;
     }
     if (st != 0) {
         ls_out_note(o, "occupancy table not produced: %s", err[0] ? err : ls_strerror(st));
@@ -105,7 +105,8 @@ int ls_metrics_transactions(ls_out *o, ls_context *ctx, const ls_metrics_opts *m
             ls_perf_gemm_in in = {m->prec, m->gemm[i], p, m->repeat};
             ls_perf_timing t;
             char err[LS_ERRLEN] = "";
-            int st = ls_bench_perf(ctx, kind < 2 ? "gemm" : "gemv", &in, &t, err, sizeof err);
+            int st = kind < 2 ? LS_BENCH_PERF(ctx, gemm, &in, &t, err, sizeof err)
+                              : LS_BENCH_PERF(ctx, gemv, &in, &t, err, sizeof err);
             if (st != 0) {
                 ls_out_note(o, "transaction table: %s", err);
                 if (st != LS_EUNSUPPORTED)

@@ -126,7 +126,7 @@ static int run_case(ls_context *cuda, const mvc_opts *b, int n, const mvc_case *
     ls_perf_mixed_out o;
     char err[LS_ERRLEN] = "", cell[NCOLS][LS_BENCH_CELL];
     memset(&o, 0, sizeof o);
-    int st = ls_bench_perf(cuda, "mixed_vs_peer", &in, &o, err, sizeof err);
+    int st = LS_BENCH_PERF(cuda, mixed_vs_peer, &in, &o, err, sizeof err);
     const ls_mixed_result *m = &o.mixed;
     for (int i = 0; i < NCOLS; i++)
         ls_cell(cell[i], "-");

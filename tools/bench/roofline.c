@@ -47,17 +47,30 @@ typedef struct rl_opts {
     ls_bench_opts methods; /* reuses bench's method-list parsing */
 } rl_opts;
 
-static int measure(ls_context *ctx, int device, const char *what, const void *in,
-                   ls_perf_timing *t, const rl_opts *r, char *err, size_t len)
+/* The ceilings and the sweep, on the device when it answers the perf
+ * table's entries, else on the host (one core). */
+static int measure_copy(ls_context *ctx, int device, const ls_perf_copy_in *in, ls_perf_timing *t,
+                        const rl_opts *r, char *err, size_t len)
 {
     if (device)
-        return ls_bench_perf(ctx, what, in, t, err, len);
-    if (!strcmp(what, "copy"))
-        return ls_host_copy(((const ls_perf_copy_in *)in)->bytes, r->repeat, t);
-    if (!strcmp(what, "fma"))
-        return ls_host_fma(r->prec, r->repeat, t);
-    const ls_perf_intensity_in *q = in;
-    return ls_host_intensity(q->prec, q->n, q->loop, r->repeat, t);
+        return LS_BENCH_PERF(ctx, copy, in, t, err, len);
+    return ls_host_copy(in->bytes, r->repeat, t);
+}
+
+static int measure_fma(ls_context *ctx, int device, const ls_perf_fma_in *in, ls_perf_timing *t,
+                       const rl_opts *r, char *err, size_t len)
+{
+    if (device)
+        return LS_BENCH_PERF(ctx, fma, in, t, err, len);
+    return ls_host_fma(r->prec, r->repeat, t);
+}
+
+static int measure_intensity(ls_context *ctx, int device, const ls_perf_intensity_in *in,
+                             ls_perf_timing *t, const rl_opts *r, char *err, size_t len)
+{
+    if (device)
+        return LS_BENCH_PERF(ctx, intensity, in, t, err, len);
+    return ls_host_intensity(in->prec, in->n, in->loop, r->repeat, t);
 }
 
 static void write_gp(const char *dir, int have_png, double bw, double peak, double ridge,
@@ -154,7 +167,7 @@ int ls_cmd_roofline(int argc, char **argv)
     }
     char err[LS_ERRLEN] = "";
     ls_perf_device dev;
-    int device = ls_bench_perf(ctx, "device", NULL, &dev, err, sizeof err) == 0;
+    int device = LS_BENCH_PERF_DEVICE(ctx, &dev, err, sizeof err) == 0;
     if (!r.n)
         r.n = device ? 4096 : 256;
     if (!r.max_loop)
@@ -194,8 +207,8 @@ int ls_cmd_roofline(int argc, char **argv)
     ls_perf_fma_in fin = {r.prec, r.repeat};
     ls_perf_timing tc, tf;
     memset(&tc, 0, sizeof tc), memset(&tf, 0, sizeof tf);
-    if (measure(ctx, device, "copy", &cin, &tc, &r, err, sizeof err) != 0 ||
-        measure(ctx, device, "fma", &fin, &tf, &r, err, sizeof err) != 0) {
+    if (measure_copy(ctx, device, &cin, &tc, &r, err, sizeof err) != 0 ||
+        measure_fma(ctx, device, &fin, &tf, &r, err, sizeof err) != 0) {
         ls_out_note(&o, "ceiling measurement failed: %s", err);
         failed++;
     }
@@ -233,7 +246,7 @@ int ls_cmd_roofline(int argc, char **argv)
         ls_perf_intensity_in in = {r.prec, r.n, LOOPS[i], r.repeat};
         ls_perf_timing t;
         ls_bench_progress(i, NLOOPS, "intensity sweep");
-        if (measure(ctx, device, "intensity", &in, &t, &r, err, sizeof err) != 0) {
+        if (measure_intensity(ctx, device, &in, &t, &r, err, sizeof err) != 0) {
             ls_out_note(&o, "intensity loop %d failed: %s", LOOPS[i], err);
             failed++;
             break;

@@ -11,8 +11,6 @@
 extern "C" {
 #endif
 
-/* perf request "batched_vs_peer": ls_perf_batched_in -> ls_perf_batched_out */
-int lsc_perf_batched_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
 /* count uniform [-1, 1) values of the precision into x. */
 cudaError_t lsc_perf_bgen(int dbl, void *x, size_t count, uint64_t seed, cudaStream_t s);
 

@@ -1,4 +1,4 @@
-/* "batched_vs_peer" (core/perf_batched.h): our batched gesv against cuBLAS
+/* batched_vs_peer (core/perf_batched.h): our batched gesv against cuBLAS
  * getrfBatched + getrsBatched and, when asked, cuSOLVER getrf + getrs
  * looped over the systems; same stream, device events, interleaved runs,
  * each from a pristine stack with L2 flushed. Also the device-to-device
@@ -14,6 +14,7 @@
 #include "../../core/batched.h"
 #include "../../core/perf_batched.h"
 #include "batched_perf.h"
+#include "perf.h"
 
 #define MAX_REP 200
 #define CUSOLVER_MAX_REP 3
@@ -263,10 +264,9 @@ static void teardown(bvp *p)
     free(p->hwork);
 }
 
-int lsc_perf_batched_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen)
+int lsc_perf_batched_vs_peer(void *bctx, const ls_perf_batched_in *q, ls_perf_batched_out *o,
+                             char *err, size_t errlen)
 {
-    const ls_perf_batched_in *q = (const ls_perf_batched_in *)in;
-    ls_perf_batched_out *o = (ls_perf_batched_out *)out;
     int st = 0, repeat = q->repeat < 1 ? 1 : (q->repeat > MAX_REP ? MAX_REP : q->repeat);
     double *t[3] = {NULL, NULL, NULL}, warm = 0;
     bvp p;

@@ -258,11 +258,9 @@ static void teardown(lvp *p)
     free(p->hwork);
 }
 
-extern "C" int lsc_perf_lu_vs_peer(void *bctx, const void *in, void *out, char *err,
-                                   size_t errlen)
+extern "C" int lsc_perf_lu_vs_peer(void *bctx, const ls_perf_lu_vs_peer_in *q,
+                                   ls_perf_lu_vs_peer_out *o, char *err, size_t errlen)
 {
-    const ls_perf_lu_vs_peer_in *q = (const ls_perf_lu_vs_peer_in *)in;
-    ls_perf_lu_vs_peer_out *o = (ls_perf_lu_vs_peer_out *)out;
     int st = 0, n = q->n;
     int repeat = q->repeat < 1 ? 1 : (q->repeat > MAX_REP ? MAX_REP : q->repeat);
     double *t[2] = {NULL, NULL}, *x[2] = {NULL, NULL}, *w = NULL, warm = 0.0, res[2];

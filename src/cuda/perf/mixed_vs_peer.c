@@ -1,4 +1,4 @@
-/* "mixed_vs_peer" (core/perf_mixed.h): our mixed-precision solve against
+/* mixed_vs_peer (core/perf_mixed.h): our mixed-precision solve against
  * cuSOLVER's FP64 dgetrf + dgetrs and its IRS solvers, on one device
  * matrix, in this process, on the backend's stream. Runs of ours and of
  * dgetrf alternate, so that clock or thermal drift hits both alike; each
@@ -275,10 +275,9 @@ static void close_case(mvp *p)
         cudaEventDestroy(p->ev[1]);
 }
 
-int lsc_perf_mixed_vs_peer(void *bctx, const void *vin, void *vout, char *err, size_t errlen)
+int lsc_perf_mixed_vs_peer(void *bctx, const ls_perf_mixed_in *in, ls_perf_mixed_out *o,
+                           char *err, size_t errlen)
 {
-    const ls_perf_mixed_in *in = vin;
-    ls_perf_mixed_out *o = vout;
     mvp p;
     int st = 0;
     memset(o, 0, sizeof *o);

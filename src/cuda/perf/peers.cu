@@ -23,11 +23,10 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-extern "C" int lsc_perf_peer(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_peer(void *bctx, const ls_perf_peer_in *q, ls_perf_peer_out *o,
+                             char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    const ls_perf_peer_in *q = (const ls_perf_peer_in *)in;
-    ls_perf_peer_out *o = (ls_perf_peer_out *)out;
     int st = 0;
     int n = q->n, nrhs = q->nrhs;
     int irs = q->kind == LS_PEER_CUSOLVER_IRS;

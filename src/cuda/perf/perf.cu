@@ -1,51 +1,59 @@
-/* The CUDA plugin's perf slot: dispatch, device properties and the kernel
+/* The CUDA plugin's perf table: every entry makes the context's device
+ * current first, then runs its part; device properties and the kernel
  * listing with CUDA's own occupancy figure (metrics sets its formula beside
- * it). */
+ * it) are here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../cuda_backend.h"
 #include "../kernel_registry.h"
-#include "../../core/perf.h"
-#include "batched_perf.h"
 #include "perf.h"
-#include "../mixed_cuda.h"
 
-extern "C" int ls_cuda_perf(void *bctx, const char *what, const void *in, void *out, char *err,
-                            size_t errlen)
+/* The calling thread may have another device current (as in solve). */
+static int current(void *bctx, char *err, size_t errlen)
 {
-    if (!bctx || !what || !out)
-        return LSC_FAIL(err, errlen, LS_EINVAL, "perf: NULL context, request or output");
-    /* The calling thread may have another device current (as in solve). */
+    if (!bctx)
+        return LSC_FAIL(err, errlen, LS_EINVAL, "perf: NULL context");
     cudaError_t e = cudaSetDevice(((ls_cuda_ctx *)bctx)->device);
     if (e != cudaSuccess)
         return lsc_cuda_fail_at(e, "cudaSetDevice", err, errlen, __FILE__, __LINE__);
-    if (!strcmp(what, "device"))
-        return lsc_perf_device(bctx, out, err, errlen);
-    if (!in)
-        return LSC_FAIL(err, errlen, LS_EINVAL, "perf %s: NULL input", what);
-    if (!strcmp(what, "kernels"))
-        return lsc_perf_kernels(bctx, in, out, err, errlen);
-    if (!strcmp(what, "copy"))
-        return lsc_perf_copy(bctx, in, out, err, errlen);
-    if (!strcmp(what, "fma"))
-        return lsc_perf_fma(bctx, in, out, err, errlen);
-    if (!strcmp(what, "intensity"))
-        return lsc_perf_intensity(bctx, in, out, err, errlen);
-    if (!strcmp(what, "gemm"))
-        return lsc_perf_gemm(bctx, in, out, err, errlen);
-    if (!strcmp(what, "gemv"))
-        return lsc_perf_gemv(bctx, in, out, err, errlen);
-    if (!strcmp(what, "peer"))
-        return lsc_perf_peer(bctx, in, out, err, errlen);
-    if (!strcmp(what, "lu_vs_peer"))
-        return lsc_perf_lu_vs_peer(bctx, in, out, err, errlen);
-    if (!strcmp(what, "mixed_vs_peer")) /* core/perf_mixed.h */
-        return lsc_perf_mixed_vs_peer(bctx, in, out, err, errlen);
-    if (!strcmp(what, "batched_vs_peer")) /* core/perf_batched.h */
-        return lsc_perf_batched_vs_peer(bctx, in, out, err, errlen);
-    return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "perf: unknown request '%s'", what);
+    return 0;
 }
+
+/* One typed entry: NULL input or output refused, the device made current. */
+#define LSC_PERF_ENTRY(name, In, Out)                                                        \
+    static int entry_##name(void *bctx, const In *in, Out *out, char *err, size_t errlen)    \
+    {                                                                                        \
+        if (!in || !out)                                                                     \
+            return LSC_FAIL(err, errlen, LS_EINVAL, "perf " #name ": NULL input or output"); \
+        int st = current(bctx, err, errlen);                                                 \
+        return st ? st : lsc_perf_##name(bctx, in, out, err, errlen);                        \
+    }
+LSC_PERF_ENTRY(kernels, ls_perf_kernels_in, ls_perf_kernels_out)
+LSC_PERF_ENTRY(copy, ls_perf_copy_in, ls_perf_timing)
+LSC_PERF_ENTRY(fma, ls_perf_fma_in, ls_perf_timing)
+LSC_PERF_ENTRY(intensity, ls_perf_intensity_in, ls_perf_timing)
+LSC_PERF_ENTRY(gemm, ls_perf_gemm_in, ls_perf_timing)
+LSC_PERF_ENTRY(gemv, ls_perf_gemm_in, ls_perf_timing)
+LSC_PERF_ENTRY(peer, ls_perf_peer_in, ls_perf_peer_out)
+LSC_PERF_ENTRY(lu_vs_peer, ls_perf_lu_vs_peer_in, ls_perf_lu_vs_peer_out)
+LSC_PERF_ENTRY(mixed_vs_peer, ls_perf_mixed_in, ls_perf_mixed_out)
+LSC_PERF_ENTRY(batched_vs_peer, ls_perf_batched_in, ls_perf_batched_out)
+#undef LSC_PERF_ENTRY
+
+static int entry_device(void *bctx, ls_perf_device *out, char *err, size_t errlen)
+{
+    if (!out)
+        return LSC_FAIL(err, errlen, LS_EINVAL, "perf device: NULL output");
+    int st = current(bctx, err, errlen);
+    return st ? st : lsc_perf_device(bctx, out, err, errlen);
+}
+
+extern "C" const ls_perf_iface ls_cuda_perf_iface = {
+    entry_device,     entry_kernels, entry_copy, entry_fma,        entry_intensity,
+    entry_gemm,       entry_gemv,    entry_peer, entry_lu_vs_peer, entry_mixed_vs_peer,
+    entry_batched_vs_peer,
+};
 
 /* FP32 / FP64 lanes per SM by architecture, for the theoretical peaks the
  * roofline sets beside the measured ones (CUDA programming guide's
@@ -59,10 +67,9 @@ static void lanes_per_sm(int major, int minor, int *fp32, int *fp64)
     if (major >= 10) *fp32 = 128, *fp64 = 64;
 }
 
-extern "C" int lsc_perf_device(void *bctx, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_device(void *bctx, ls_perf_device *d, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    ls_perf_device *d = (ls_perf_device *)out;
     int st = 0;
     int v = 0;
     memset(d, 0, sizeof *d);
@@ -122,10 +129,9 @@ done:
     return st;
 }
 
-extern "C" int lsc_perf_kernels(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_kernels(void *bctx, const ls_perf_kernels_in *q, ls_perf_kernels_out *o,
+                                char *err, size_t errlen)
 {
-    const ls_perf_kernels_in *q = (const ls_perf_kernels_in *)in;
-    ls_perf_kernels_out *o = (ls_perf_kernels_out *)out;
     (void)bctx;
     int st = 0;
     const char *names[16];

@@ -1,37 +1,44 @@
-/* Measurement requests of the CUDA plugin (the backend's perf slot); the
- * request names and structs are in src/core/perf.h. */
+/* Measurement requests of the CUDA plugin: the entries of its perf table
+ * (ls_cuda_perf_iface, perf.cu), typed by src/core/perf.h. Each returns 0,
+ * LS_EINVAL, LS_EDEVMEM or LS_EDEVICE, with a message (file:line) in err. */
 #ifndef LS_CUDA_PERF_H
 #define LS_CUDA_PERF_H
 
 #include <stddef.h>
 
+#include "../../core/perf.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/**
- * @param[in]  bctx   the CUDA backend context (ls_cuda_ctx)
- * @param[in]  what   request name ("device", "kernels", "copy", "fma",
- *                    "intensity", "gemm", "gemv", "peer", "lu_vs_peer")
- * @param[in]  in     request input struct (src/core/perf.h), may be NULL
- * @param[out] out    request output struct
- * @param[out] err    message with file:line on failure
- * @return 0, LS_EUNSUPPORTED for an unknown request, LS_EINVAL, LS_EDEVMEM,
- *         LS_EDEVICE
- */
-int ls_cuda_perf(void *bctx, const char *what, const void *in, void *out, char *err,
-                 size_t errlen);
+/* The table the backend's iface points to (perf.cu). */
+extern const ls_perf_iface ls_cuda_perf_iface;
 
 /* The parts, one file each. */
-int lsc_perf_device(void *bctx, void *out, char *err, size_t errlen);
-int lsc_perf_kernels(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_copy(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_fma(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_intensity(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_gemm(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_gemv(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
-int lsc_perf_lu_vs_peer(void *bctx, const void *in, void *out, char *err, size_t errlen);
+int lsc_perf_device(void *bctx, ls_perf_device *out, char *err, size_t errlen);
+int lsc_perf_kernels(void *bctx, const ls_perf_kernels_in *in, ls_perf_kernels_out *out,
+                     char *err, size_t errlen);
+int lsc_perf_copy(void *bctx, const ls_perf_copy_in *in, ls_perf_timing *out, char *err,
+                  size_t errlen);
+int lsc_perf_fma(void *bctx, const ls_perf_fma_in *in, ls_perf_timing *out, char *err,
+                 size_t errlen);
+int lsc_perf_intensity(void *bctx, const ls_perf_intensity_in *in, ls_perf_timing *out,
+                       char *err, size_t errlen);
+int lsc_perf_gemm(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out, char *err,
+                  size_t errlen);
+int lsc_perf_gemv(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out, char *err,
+                  size_t errlen);
+int lsc_perf_peer(void *bctx, const ls_perf_peer_in *in, ls_perf_peer_out *out, char *err,
+                  size_t errlen);
+int lsc_perf_lu_vs_peer(void *bctx, const ls_perf_lu_vs_peer_in *in, ls_perf_lu_vs_peer_out *out,
+                        char *err, size_t errlen);
+/* ours against cuSOLVER's dgetrf and IRS solvers (mixed_vs_peer.c) */
+int lsc_perf_mixed_vs_peer(void *bctx, const ls_perf_mixed_in *in, ls_perf_mixed_out *out,
+                           char *err, size_t errlen);
+/* ours against cuBLAS getrfBatched + getrsBatched (batched_vs_peer.c) */
+int lsc_perf_batched_vs_peer(void *bctx, const ls_perf_batched_in *in, ls_perf_batched_out *out,
+                             char *err, size_t errlen);
 /* Kernels of src/cuda/perf for the occupancy listing: count, or fill. */
 int lsc_perf_own_kernels(int prec, int n, const char **names, const void **funcs, int *threads,
                          int max);

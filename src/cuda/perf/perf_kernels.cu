@@ -155,11 +155,10 @@ static cudaError_t launch_copy(void *p, cudaStream_t s)
     return cudaGetLastError();
 }
 
-extern "C" int lsc_perf_copy(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_copy(void *bctx, const ls_perf_copy_in *q, ls_perf_timing *o, char *err,
+                             size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    const ls_perf_copy_in *q = (const ls_perf_copy_in *)in;
-    ls_perf_timing *o = (ls_perf_timing *)out;
     int st = 0;
     void *src = NULL, *dst = NULL;
     size_t n4 = q->bytes / sizeof(float4);
@@ -193,11 +192,10 @@ static cudaError_t launch_fma(void *p, cudaStream_t s)
     return cudaGetLastError();
 }
 
-extern "C" int lsc_perf_fma(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_fma(void *bctx, const ls_perf_fma_in *q, ls_perf_timing *o, char *err,
+                            size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    const ls_perf_fma_in *q = (const ls_perf_fma_in *)in;
-    ls_perf_timing *o = (ls_perf_timing *)out;
     int st = 0;
     void *buf = NULL;
     fma_args a;
@@ -234,11 +232,10 @@ static cudaError_t launch_intensity(void *p, cudaStream_t s)
     return cudaGetLastError();
 }
 
-extern "C" int lsc_perf_intensity(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_intensity(void *bctx, const ls_perf_intensity_in *q, ls_perf_timing *o,
+                                  char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    const ls_perf_intensity_in *q = (const ls_perf_intensity_in *)in;
-    ls_perf_timing *o = (ls_perf_timing *)out;
     int st = 0;
     int_args a;
     memset(&a, 0, sizeof a);
@@ -290,11 +287,10 @@ static cudaError_t launch_gemm(void *p, cudaStream_t s)
     return rc ? cudaErrorInvalidValue : cudaGetLastError();
 }
 
-static int mat_measure(void *bctx, const void *in, void *out, int gemm, char *err, size_t errlen)
+static int mat_measure(void *bctx, const ls_perf_gemm_in *q, ls_perf_timing *o, int gemm,
+                       char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    const ls_perf_gemm_in *q = (const ls_perf_gemm_in *)in;
-    ls_perf_timing *o = (ls_perf_timing *)out;
     int st = 0;
     mv_args a;
     memset(&a, 0, sizeof a);
@@ -319,12 +315,14 @@ done:
     return st;
 }
 
-extern "C" int lsc_perf_gemm(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_gemm(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out,
+                             char *err, size_t errlen)
 {
     return mat_measure(bctx, in, out, 1, err, errlen);
 }
 
-extern "C" int lsc_perf_gemv(void *bctx, const void *in, void *out, char *err, size_t errlen)
+extern "C" int lsc_perf_gemv(void *bctx, const ls_perf_gemm_in *in, ls_perf_timing *out,
+                             char *err, size_t errlen)
 {
     return mat_measure(bctx, in, out, 0, err, errlen);
 }
