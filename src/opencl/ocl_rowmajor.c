@@ -6,6 +6,9 @@
 
 #include "ocl_internal.h"
 
+#define LS_REAL_IMPL "ocl_pack_impl.h"
+#include "cpu/instantiate_real.h"
+
 int ocl_system_init(ocl_system *s, const ls_job *job, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -32,26 +35,12 @@ int ocl_system_pack(const ocl_system *s, const ls_job *job, void **host, char *e
     *host = malloc(s->bytes ? s->bytes : 1);
     if (!*host)
         return OCL_FAIL(LS_ENOMEM, "host staging for [A | B]: %zu bytes", s->bytes);
-    size_t n = (size_t)s->n, w = (size_t)s->w;
-    if (s->prec == LS_DOUBLE) {
-        const double *A = job->A, *B = job->B;
-        double *M = *host;
-        for (size_t i = 0; i < n; ++i) {
-            for (size_t j = 0; j < n; ++j)
-                M[i * w + j] = A[i + j * (size_t)job->lda];
-            for (size_t c = 0; c < (size_t)s->nrhs; ++c)
-                M[i * w + n + c] = B[i + c * (size_t)job->ldb];
-        }
-    } else {
-        const float *A = job->A, *B = job->B;
-        float *M = *host;
-        for (size_t i = 0; i < n; ++i) {
-            for (size_t j = 0; j < n; ++j)
-                M[i * w + j] = A[i + j * (size_t)job->lda];
-            for (size_t c = 0; c < (size_t)s->nrhs; ++c)
-                M[i * w + n + c] = B[i + c * (size_t)job->ldb];
-        }
-    }
+    size_t n = (size_t)s->n, nrhs = (size_t)s->nrhs, lda = (size_t)job->lda,
+           ldb = (size_t)job->ldb;
+    if (s->prec == LS_DOUBLE)
+        ocl_pack_d(n, nrhs, job->A, lda, job->B, ldb, *host);
+    else
+        ocl_pack_s(n, nrhs, job->A, lda, job->B, ldb, *host);
     return 0;
 }
 
