@@ -505,6 +505,31 @@ LS_API int ls_csr_matvec(const ls_csr *A, const double *x, double *y);
  */
 LS_API int ls_gen_poisson(int dims, int64_t k, ls_csr *out);
 
+/**
+ * Grid problems of any size: kx x ky (dims 2, 5-point, kz ignored) or
+ * kx x ky x kz (dims 3, 7-point) unknowns, p = ix + kx*iy + kx*ky*iz.
+ * -Laplace(u) + w . grad(u) with w = peclet (1, 1, 1), one mesh width
+ * h = 1 / (max k + 1), central differences times h^2: 2*dims on the
+ * diagonal, -1 - peclet h / 2 to the lower and -1 + peclet h / 2 to the
+ * upper neighbour in each direction. peclet 0 is ls_gen_poisson's matrix;
+ * dims 2, kx = ky = k, peclet 20 is ls_generate(LS_GEN_CONVDIFF)'s.
+ * @return 0; -1 (dims), -2 (a side < 1, or n beyond what can be addressed),
+ *         -3 (out NULL), -4 (peclet negative or not finite); LS_ENOMEM
+ */
+LS_API int ls_gen_grid(int dims, int64_t kx, int64_t ky, int64_t kz, double peclet,
+                       ls_csr *out);
+/**
+ * ls_gen_grid's matrix written straight to Matrix Market coordinate real
+ * general, row by row, in O(1) memory (a 1 MiB buffer): nothing of size n
+ * is allocated. To the open FILE* stream (flushed, left open) or, with
+ * stream NULL, to the file path (removed again when the write fails).
+ * comment: one '%' line after the banner (NULL: a default).
+ * @return 0, LS_EINVAL (bad grid, as ls_gen_grid), LS_EIO, LS_ENOMEM
+ */
+LS_API int ls_gen_grid_write_mm(void *stream, const char *path, int dims, int64_t kx,
+                                int64_t ky, int64_t kz, double peclet, const char *comment,
+                                char *err, size_t errlen);
+
 /* ------------------------------------------------------------------------
  * Preconditioned Krylov solvers on CSR (double precision, CPU).
  * ---------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gen_sparse.h"
 
 /* Largest order gen accepts: 65536^2 doubles is already 32 GiB. */
 #define LS_GEN_MAX_N 65536
@@ -37,6 +38,13 @@ static void gen_help(FILE *out)
     for (int k = 0; k < LS_GEN_COUNT_; ++k)
         fprintf(out, "  %-10s %s\n", ls_gen_name((ls_gen_kind)k),
                 ls_gen_description((ls_gen_kind)k));
+    fprintf(out,
+            "  poisson3d  7-point 3-D Poisson, n = k^3 (sparse)\n"
+            "  convdiff3d 7-point 3-D convection-diffusion, n = k^3 (sparse)\n"
+            "\n"
+            "The grid kinds are streamed to .mtx at any size (not limited by -n's cap):\n"
+            "  --grid KXxKY[xKZ] any sides instead of -n (n = KX*KY*KZ)\n"
+            "  --peclet P        convection strength of convdiff[3d] (default 20)\n");
     fprintf(out,
             "\n"
             "Options:\n"
@@ -184,13 +192,16 @@ static int write_output(const gen_args *g, const ls_matrix *m, int sparse, const
 
 int ls_cmd_gen(int argc, char **argv)
 {
+    int code;
+    if (gen_sparse_dispatch(argc, argv, &code))
+        return code; /* grid kinds to .mtx: streamed, any size */
     gen_args g;
     int pr = parse_gen_args(argc, argv, &g);
     if (pr != 0)
         return pr == 1 ? LS_EXIT_OK : LS_EXIT_USAGE;
     long long cols = g.rhs > 0 ? g.rhs : g.n;
     double *data = NULL;
-    int code = allocate_block(g.n, cols, &data);
+    code = allocate_block(g.n, cols, &data);
     if (code != LS_EXIT_OK)
         return code;
     ls_matrix m;
