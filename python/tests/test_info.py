@@ -2,6 +2,7 @@
 import gc
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -39,6 +40,45 @@ def test_threads_share_contexts(rng):
     for t in ts:
         t.join()
     np.testing.assert_allclose(np.stack(out), want, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("call", ["solve", "lu_factor", "lu_solve"])
+def test_gil_released_while_the_library_works(rng, call):
+    """Another Python thread keeps running while calls are inside
+    liblinsolve. Were the GIL held there, that thread would stop for the
+    whole of every call: one gap in its run per call, as long as the call."""
+    n = 1000
+    a = np.asfortranarray(rng.uniform(-1, 1, (n, n)) + n * np.eye(n) * 0.1)
+    b = rng.uniform(-1, 1, (n, 8))
+    f = linsolve.lu_factor(a, backend="cpu")
+    wide = rng.uniform(-1, 1, (n, 512))
+    run = {"solve": lambda: linsolve.solve(a, b, method="lu", backend="cpu", check=False),
+           "lu_factor": lambda: linsolve.lu_factor(a, backend="cpu"),
+           "lu_solve": lambda: linsolve.lu_solve(f, wide, backend="cpu")}[call]
+    span = {}
+
+    def work():
+        run()  # warm: context, OpenMP and BLAS threads
+        t0 = time.perf_counter()
+        reps = 0
+        while reps < 4 or time.perf_counter() - t0 < 0.3:
+            run()
+            reps += 1
+        span.update(t0=t0, t1=time.perf_counter(), reps=reps)
+
+    t = threading.Thread(target=work)
+    ran = set()
+    t.start()
+    while t.is_alive():
+        ran.add(int(time.perf_counter() * 1000))  # the milliseconds this thread ran in
+    t.join()
+    t0, t1, reps = span["t0"], span["t1"], span["reps"]
+    per_call = (t1 - t0) / reps
+    if per_call < 0.02:
+        pytest.skip(f"calls too quick here ({per_call * 1e3:.1f} ms) to tell")
+    ms = sorted(m for m in ran if t0 * 1000 <= m <= t1 * 1000)
+    long_gaps = sum(b - a > per_call * 1000 / 2 for a, b in zip(ms, ms[1:]))
+    assert ms and long_gaps < reps / 2, (long_gaps, reps, per_call)
 
 
 def _rss_kib():
