@@ -22,13 +22,14 @@ targets="mm npy csr stack"
 
 build() {
     mkdir -p "$build"
-    for t in $targets; do
+    # not "t": run() calls build() and then uses its own $t (sh has no locals)
+    for bt in $targets; do
         # shellcheck disable=SC2086
-        $cc $flags $defs -I"$root/include" -I"$root/src" -o "$build/fuzz_$t" \
-            "$here/fuzz_$t.c" "$root"/src/io/*.c "$root/src/core/util.c" \
+        $cc $flags $defs -I"$root/include" -I"$root/src" -o "$build/fuzz_$bt" \
+            "$here/fuzz_$bt.c" "$root"/src/io/*.c "$root/src/core/util.c" \
             "$root/src/core/status.c" -lm
     done
-    echo "built $(for t in $targets; do printf '%s ' "$build/fuzz_$t"; done)"
+    echo "built $(for bt in $targets; do printf '%s ' "$build/fuzz_$bt"; done)"
 }
 
 run() {
