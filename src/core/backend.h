@@ -71,14 +71,19 @@ typedef struct ls_backend_iface {
     ls_method (*auto_method)(void *bctx, ls_precision p);
 
     /* Run one job. Returns a status (0, info > 0, LS_NOT_CONVERGED, ...);
-     * on failure writes a message with file:line into err. */
+     * on failure writes a message with file:line into err. The core has
+     * checked the job (ls_solve): this backend's `supports` accepted
+     * (method, prec), n, nrhs >= 0, lda, ldb >= max(1, n), A and B are set,
+     * max_iter >= 1, rep is not NULL. Backends trust it and do not check
+     * again; what only the device knows (memory, grid limits) stays theirs. */
     int (*solve)(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen);
 
     /* optional: print platforms/devices and their properties; NULL -> name only */
     int (*print_info)(void *bctx, FILE *out);
 
     /* optional: getrf in the backend's own kernels (host arrays in, factors
-     * and 1-based ipiv out); NULL -> the CPU reference getrf. */
+     * and 1-based ipiv out); NULL -> the CPU reference getrf. The core has
+     * checked the arguments as LAPACK does (lapack_check.h) and m, n > 0. */
     int (*getrf)(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
                  int *info, char *err, size_t errlen);
 
@@ -89,7 +94,7 @@ typedef struct ls_backend_iface {
 
     /* optional: getrs in the backend's own kernels (host arrays in, X out
      * in B; trans 'N' or 'T'; the factors are nonsingular); NULL -> the CPU
-     * reference getrs. */
+     * reference getrs. Arguments checked by the core, n, nrhs > 0. */
     int (*getrs)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
                  const int *ipiv, void *B, int ldb, char *err, size_t errlen);
 

@@ -217,13 +217,7 @@ static int run_bicgstab(const ls_job *job, ls_report *rep, char *err, size_t err
 
 static int cpu_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {
-    int st = cpu_supports(bctx, job->method, job->prec, err, errlen);
-    if (st)
-        return st;
-    if (job->n < 0 || job->nrhs < 0 || job->lda < (job->n > 1 ? job->n : 1) ||
-        job->ldb < (job->n > 1 ? job->n : 1))
-        return LS_FAIL(err, errlen, LS_EINVAL, "bad job dimensions n=%d nrhs=%d lda=%d ldb=%d",
-                       job->n, job->nrhs, job->lda, job->ldb);
+    int st; /* the job is checked (core/backend.h, solve) */
     if (job->n == 0 || job->nrhs == 0)
         return 0;
     if (job->progress)

@@ -62,20 +62,10 @@ static ls_method lsc_auto_method(void *bctx, ls_precision p)
     return LS_METHOD_LU;
 }
 
+/* The job is checked (core/backend.h, solve). */
 static int lsc_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    int st = lsc_supports(bctx, job->method, job->prec, err, errlen);
-    if (st != 0)
-        return st;
-    if (job->n < 0)
-        return LSC_FAIL(err, errlen, -1, "n = %d < 0", job->n);
-    if (job->nrhs < 0)
-        return LSC_FAIL(err, errlen, -2, "nrhs = %d < 0", job->nrhs);
-    if (job->lda < (job->n > 1 ? job->n : 1))
-        return LSC_FAIL(err, errlen, -4, "lda = %d < max(1, n = %d)", job->lda, job->n);
-    if (job->ldb < (job->n > 1 ? job->n : 1))
-        return LSC_FAIL(err, errlen, -6, "ldb = %d < max(1, n = %d)", job->ldb, job->n);
     if (rep) {
         rep->info = 0;
         snprintf(rep->device, sizeof rep->device, "%s", c->name);
