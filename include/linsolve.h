@@ -535,7 +535,10 @@ LS_API int ls_gen_grid_write_mm(void *stream, const char *path, int dims, int64_
  * ---------------------------------------------------------------------- */
 typedef enum ls_iter_method {
     LS_ITER_BICGSTAB = 0, /**< BiCGStab, right-preconditioned */
-    LS_ITER_GMRES = 1     /**< restarted GMRES(m), right-preconditioned, modified Gram-Schmidt */
+    LS_ITER_GMRES = 1,    /**< restarted GMRES(m), right-preconditioned, modified Gram-Schmidt */
+    LS_ITER_CG = 2        /**< conjugate gradients: A symmetric positive definite (Jacobi or
+                               ILU(0) = IC(0) preconditioner; equilibration kept symmetric);
+                               otherwise LS_BREAKDOWN, naming the product that was not > 0 */
 } ls_iter_method;
 
 typedef enum ls_precond {
@@ -623,6 +626,27 @@ LS_API int ls_csr_direct_available(void);
 LS_API int ls_csr_solve_direct(const ls_csr *A, int nrhs, const double *B, int64_t ldb,
                                double *X, int64_t ldx, ls_csr_direct_report *rep, char *err,
                                size_t errlen);
+
+/** What a sparse LU of A would cost, from UMFPACK's symbolic analysis. */
+typedef struct ls_csr_direct_cost {
+    double peak_bytes; /**< peak memory, estimated (see ls_csr_direct_estimate) */
+    double flops;      /**< floating-point operations of the factorization, estimated */
+    double nnz_lu;     /**< entries of L + U, estimated (diagonal counted once) */
+    double t_analysis; /**< seconds the analysis took (ordering: about O(nnz)) */
+} ls_csr_direct_cost;
+
+/**
+ * Estimate ls_csr_solve_direct's memory and work without factoring: the
+ * fill-reducing ordering and symbolic analysis only. When UMFPACK picks its
+ * symmetric strategy, its exact fill and flop counts for AMD's ordering
+ * (off-diagonal pivoting would add to them); otherwise its upper bounds,
+ * which can be loose by orders of magnitude. `linsolve solve
+ * --method auto` picks the direct solver from it (docs/sparse.md).
+ * @return 0; LS_EINVAL, LS_ESIZE, LS_ENONFINITE (as ls_csr_solve_direct),
+ *         LS_ENOMEM; LS_EUNSUPPORTED without UMFPACK
+ */
+LS_API int ls_csr_direct_estimate(const ls_csr *A, ls_csr_direct_cost *cost, char *err,
+                                  size_t errlen);
 
 /** ||A||inf (largest absolute row sum) of a CSR matrix. */
 LS_API double ls_csr_norm_inf(const ls_csr *A);

@@ -1,10 +1,14 @@
 /*
  * `linsolve solve A [B] --format sparse|auto`: A read straight into CSR and
- * solved there, never densified. --method auto = UMFPACK's sparse LU when the
- * library has it, else GMRES(30) with ILU(0) on the equilibrated system;
- * direct | bicgstab | gmres pick one, --precond none | jacobi | ilu0 the
- * Krylov preconditioner. --format auto takes this path for a coordinate file
- * with nnz < n^2/10 or n > 4096 and says which path it took.
+ * solved there, never densified. --method auto (docs/sparse.md): UMFPACK's
+ * sparse LU when its symbolic analysis estimates a peak memory and a flop
+ * count within budget (--auto-memory, --auto-flops), else a preconditioned
+ * Krylov method in O(nnz) memory: CG with ILU(0) (= IC(0)) when A is
+ * symmetric with a positive diagonal, GMRES(30) with ILU(0) on the
+ * equilibrated system otherwise or when CG breaks down. direct | bicgstab |
+ * gmres | cg pick one, --precond none | jacobi | ilu0 the Krylov
+ * preconditioner. --format auto takes this path for a coordinate file with
+ * nnz < n^2/10 or n > 4096 and says which path it took.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -14,18 +18,26 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "solve_sparse.h"
 
 enum { FMT_NONE, FMT_DENSE, FMT_SPARSE, FMT_AUTO };
-enum { SM_AUTO, SM_DIRECT, SM_BICGSTAB, SM_GMRES };
+enum { SM_AUTO, SM_DIRECT, SM_BICGSTAB, SM_GMRES, SM_CG };
+
+/* --method auto's default budget for the direct solver's work: UMFPACK ran
+ * at 0.7 - 1.3 GFLOP/s on two shared cores (2-D Poisson n = 10^5 and 10^6,
+ * docs/sparse.md), so 5e10 flop is under a minute; beyond that CG with
+ * IC(0) was as fast or faster at a fraction of the memory. */
+#define AUTO_FLOPS_DEFAULT 5e10
 
 typedef struct sparse_args {
     const char *a_path, *b_path, *out_path;
     int method, json, quiet;
     ls_iter_options iter;
-    int precond_seen;
+    int precond_seen, equil_seen, max_iter_seen;
+    double auto_memory, auto_flops; /* bytes, flops; <= 0: defaults */
 } sparse_args;
 
 static double wall(void)
@@ -90,14 +102,14 @@ static int parse(int argc, char **argv, sparse_args *a)
         } else if (!strcmp(arg, "--method")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
-            static const char *names[] = {"auto", "direct", "bicgstab", "gmres"};
+            static const char *names[] = {"auto", "direct", "bicgstab", "gmres", "cg"};
             a->method = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
                 if (!strcmp(val, names[k]))
                     a->method = k;
             if (a->method < 0) {
                 ls_cli_usage_error(cmd, "sparse input: unknown method '%s' (auto, direct, "
-                                        "bicgstab, gmres)", val);
+                                        "bicgstab, gmres, cg)", val);
                 return -1;
             }
         } else if (!strcmp(arg, "--precond")) {
@@ -116,6 +128,20 @@ static int parse(int argc, char **argv, sparse_args *a)
             a->precond_seen = 1;
         } else if (!strcmp(arg, "--no-equilibrate")) {
             a->iter.equilibrate = 0;
+            a->equil_seen = 1;
+        } else if (!strcmp(arg, "--auto-memory") || !strcmp(arg, "--auto-flops")) {
+            double v;
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_double(cmd, arg, val, &v) != 0)
+                return -1;
+            if (!(v > 0)) {
+                ls_cli_usage_error(cmd, "%s must be > 0", arg);
+                return -1;
+            }
+            if (arg[7] == 'm')
+                a->auto_memory = v * 1073741824.0; /* GiB */
+            else
+                a->auto_flops = v;
         } else if (!strcmp(arg, "--rtol")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
                 ls_cli_parse_double(cmd, arg, val, &a->iter.rtol) != 0)
@@ -125,6 +151,7 @@ static int parse(int argc, char **argv, sparse_args *a)
                 ls_cli_parse_int(cmd, arg, val, 1, INT_MAX, &iv) != 0)
                 return -1;
             *(arg[2] == 'm' ? &a->iter.max_iter : &a->iter.restart) = (int)iv;
+            a->max_iter_seen |= arg[2] == 'm';
         } else if (!strcmp(arg, "--backend")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
@@ -158,9 +185,106 @@ static int exit_of(int st)
     return LS_EXIT_INPUT;
 }
 
+/* Exactly symmetric with a positive diagonal: CG's candidates (positive
+ * definiteness itself shows only in CG, as a breakdown). O(nnz log row). */
+static int spd_candidate(const ls_csr *A)
+{
+    for (int64_t i = 0; i < A->n_rows; i++) {
+        int diag = 0;
+        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++) {
+            int64_t j = A->col_idx[p];
+            if (j == i) {
+                diag = A->val[p] > 0;
+                continue;
+            }
+            int64_t lo = A->row_ptr[j], hi = A->row_ptr[j + 1] - 1, hit = -1;
+            while (lo <= hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (A->col_idx[mid] == i) {
+                    hit = mid;
+                    break;
+                }
+                if (A->col_idx[mid] < i)
+                    lo = mid + 1;
+                else
+                    hi = mid - 1;
+            }
+            if (hit < 0 || A->val[hit] != A->val[p])
+                return 0;
+        }
+        if (!diag)
+            return 0;
+    }
+    return 1;
+}
+
+static double physical_memory(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        return (double)pages * (double)page;
+#endif
+    return 8.0 * 1073741824.0;
+}
+
+/* --method auto (docs/sparse.md): the direct solver when UMFPACK's symbolic
+ * analysis says its peak memory and its flops fit the budgets, else a
+ * Krylov method with ILU(0): CG for a symmetric A with a positive diagonal,
+ * GMRES otherwise. The reason, with the numbers, goes to why. */
+static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_t len)
+{
+    const double mem = a->auto_memory > 0 ? a->auto_memory : 0.5 * physical_memory();
+    const double flops = a->auto_flops > 0 ? a->auto_flops : AUTO_FLOPS_DEFAULT;
+    const int spd = spd_candidate(A);
+    const char *krylov = spd ? "CG with ILU(0) (A symmetric, positive diagonal)"
+                             : "GMRES with ILU(0) (A not symmetric with a positive diagonal)";
+    if (!ls_csr_direct_available()) {
+        snprintf(why, len, "built without UMFPACK: %s", krylov);
+        return spd ? SM_CG : SM_GMRES;
+    }
+    ls_csr_direct_cost c;
+    char err[256] = "";
+    int st = ls_csr_direct_estimate(A, &c, err, sizeof err);
+    if (st != 0) {
+        snprintf(why, len, "no LU estimate (%s): %s", err, krylov);
+        return spd ? SM_CG : SM_GMRES;
+    }
+    const int fits = c.peak_bytes <= mem && c.flops <= flops;
+    snprintf(why, len,
+             "UMFPACK estimates peak %.3g GiB (budget %.3g GiB), %.3g flop (budget %.3g), "
+             "nnz(L+U) %.3g, analysis %.2g s: %s",
+             c.peak_bytes / 1073741824.0, mem / 1073741824.0, c.flops, flops, c.nnz_lu,
+             c.t_analysis, fits ? "direct" : krylov);
+    return fits ? SM_DIRECT : spd ? SM_CG : SM_GMRES;
+}
+
+/* Every column of B by ls_csr_solve_iter with o; describes the method. */
+static int solve_iter(const ls_csr *A, int nrhs, const double *B, double *X,
+                      ls_iter_options *o, int is_auto, char *method, size_t mlen, char *msg,
+                      size_t msglen, int *its)
+{
+    static const char *pc[] = {"none", "jacobi", "ilu0"};
+    static const char *names[] = {"bicgstab", "gmres", "cg"};
+    const int64_t n = A->n_rows;
+    snprintf(method, mlen, "%s, precond %s%s%s", names[o->method], pc[o->precond],
+             o->equilibrate ? ", equilibrated" : "", is_auto ? ", auto" : "");
+    ls_iter_report rep;
+    int st = 0;
+    *its = 0;
+    for (int j = 0; j < nrhs && st == 0; j++) {
+        st = ls_csr_solve_iter(A, B + (size_t)j * (size_t)n, X + (size_t)j * (size_t)n, o, &rep,
+                               NULL, 0);
+        *its += rep.iterations;
+        snprintf(msg, msglen, "%s (%d iterations)", rep.message, rep.iterations);
+    }
+    return st;
+}
+
 static int run_sparse(const sparse_args *a, const char *why)
 {
-    char err[512] = "", msg[512] = "", method[96] = "";
+    char err[512] = "", msg[512] = "", method[96] = "", auto_why[400] = "";
+    int its = -1;
     ls_csr A;
     ls_matrix Bm;
     memset(&Bm, 0, sizeof Bm);
@@ -202,9 +326,11 @@ static int run_sparse(const sparse_args *a, const char *why)
         goto done;
     }
     int sm = a->method;
-    if (sm == SM_AUTO)
-        sm = ls_csr_direct_available() ? SM_DIRECT : SM_GMRES;
+    double t_choose = 0;
     t0 = wall();
+    if (sm == SM_AUTO)
+        sm = choose_method(a, &A, auto_why, sizeof auto_why);
+    t_choose = wall() - t0;
     if (sm == SM_DIRECT) {
         ls_csr_direct_report rep;
         snprintf(method, sizeof method, "direct (UMFPACK sparse LU)%s",
@@ -213,17 +339,23 @@ static int run_sparse(const sparse_args *a, const char *why)
         snprintf(msg, sizeof msg, "%s", rep.message);
     } else {
         ls_iter_options o = a->iter;
-        o.method = sm == SM_BICGSTAB ? LS_ITER_BICGSTAB : LS_ITER_GMRES;
-        static const char *pc[] = {"none", "jacobi", "ilu0"};
-        snprintf(method, sizeof method, "%s, precond %s%s%s", sm == SM_BICGSTAB ? "bicgstab" : "gmres",
-                 pc[o.precond], o.equilibrate ? ", equilibrated" : "",
-                 a->method == SM_AUTO ? " (auto: built without UMFPACK)" : "");
-        ls_iter_report rep;
-        st = 0;
-        for (int j = 0; j < nrhs && st == 0; j++) {
-            st = ls_csr_solve_iter(&A, B + (size_t)j * (size_t)n, X + (size_t)j * (size_t)n, &o,
-                                   &rep, NULL, 0);
-            snprintf(msg, sizeof msg, "%s (%d iterations)", rep.message, rep.iterations);
+        /* CG's iterations grow like sqrt(cond), ~ sqrt(n) for a 2-D grid
+         * (IC(0): 895 at n = 10^6): the default cap would stop it there. */
+        if (a->method == SM_AUTO && sm == SM_CG && !a->max_iter_seen)
+            o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 4.0 * sqrt((double)n)));
+        o.method = sm == SM_BICGSTAB ? LS_ITER_BICGSTAB : sm == SM_CG ? LS_ITER_CG : LS_ITER_GMRES;
+        st = solve_iter(&A, nrhs, B, X, &o, a->method == SM_AUTO, method, sizeof method, msg,
+                        sizeof msg, &its);
+        if (st == LS_BREAKDOWN && sm == SM_CG && a->method == SM_AUTO) {
+            /* not positive definite after all: GMRES from scratch */
+            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
+            o = a->iter;
+            o.method = LS_ITER_GMRES;
+            char first[160];
+            snprintf(first, sizeof first, "%s broke down", method);
+            st = solve_iter(&A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
+            size_t used = strlen(auto_why);
+            snprintf(auto_why + used, sizeof auto_why - used, "; %s, GMRES instead", first);
         }
     }
     t_solve = wall() - t0;
@@ -249,17 +381,22 @@ static int run_sparse(const sparse_args *a, const char *why)
         printf("{\"format\": \"sparse\", \"format_reason\": \"%s\", \"n\": %lld, \"nnz\": %lld, "
                "\"nrhs\": %d, \"method\": \"%s\", \"status\": %d, \"exit_code\": %d, "
                "\"residual\": %.6g, \"forward_error\": %.6g, \"time_read\": %.6g, "
-               "\"time_solve\": %.6g, \"ok\": %s}\n",
+               "\"time_solve\": %.6g, \"time_auto\": %.6g, \"iterations\": %d, "
+               "\"auto_reason\": \"%s\", \"ok\": %s}\n",
                why, (long long)n, (long long)A.nnz, nrhs, method, st, code,
                isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read, t_solve,
+               t_choose, its, auto_why,
                code == LS_EXIT_OK ? "true" : "false");
     } else if (!a->quiet || code != LS_EXIT_OK) {
         printf("format:     sparse CSR (%s)\n", why);
         printf("system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
                nrhs);
         printf("method:     %s, cpu\n", method);
+        if (auto_why[0])
+            printf("auto:       %s\n", auto_why);
         printf("outcome:    %s\n", msg);
-        printf("time:       read %.3g s, solve %.3g s\n", t_read, t_solve);
+        printf("time:       read %.3g s, solve %.3g s", t_read, t_solve);
+        printf(t_choose > 0.001 ? " (of which auto analysis %.3g s)\n" : "\n", t_choose);
         printf("residual:   %.3e  ||B-AX||inf/(n||A||inf||X||inf eps) (%s, limit 30)\n", res,
                code == LS_EXIT_OK ? "ok" : "FAILED");
         if (isfinite(ferr))

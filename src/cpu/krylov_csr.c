@@ -139,7 +139,7 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
                  (long long)A->n_rows, (long long)A->n_cols);
         return LS_ESIZE;
     }
-    if (o->method != LS_ITER_BICGSTAB && o->method != LS_ITER_GMRES) {
+    if (o->method != LS_ITER_BICGSTAB && o->method != LS_ITER_GMRES && o->method != LS_ITER_CG) {
         snprintf(msg, len, "unknown method %d", (int)o->method);
         return LS_EINVAL;
     }
@@ -166,9 +166,11 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
     return 0;
 }
 
-/* As = R A C with powers of two, bs = R b, y = C^-1 x; rw = 1 / R. */
+/* As = R A C with powers of two, bs = R b, y = C^-1 x; rw = 1 / R. With sym
+ * (CG), R = C = the powers of two nearest 1 / sqrt|a_ii|, so that a
+ * symmetric A stays symmetric. */
 static int equilibrate(const ls_csr *A, const double *b, double *x, ls_csr *As, double **bs,
-                       double **rw, double **cs)
+                       double **rw, double **cs, int sym)
 {
     int64_t n = A->n_rows;
     size_t nn = (size_t)(n ? n : 1);
@@ -180,6 +182,22 @@ static int equilibrate(const ls_csr *A, const double *b, double *x, ls_csr *As, 
     if (!As->val || !*bs || !*rw || !*cs)
         return LS_ENOMEM;
     double *c = *cs;
+    if (sym) {
+        for (int64_t i = 0; i < n; i++) {
+            double d = 0;
+            for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
+                if (A->col_idx[p] == i)
+                    d = fabs(A->val[p]);
+            c[i] = pow2_inverse(sqrt(d));
+            (*rw)[i] = 1.0 / c[i];
+            (*bs)[i] = c[i] * b[i];
+            x[i] /= c[i];
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
+                As->val[p] = c[i] * A->val[p] * c[A->col_idx[p]];
+        return 0;
+    }
     for (int64_t i = 0; i < n; i++) {
         double amax = 0;
         for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
@@ -204,7 +222,7 @@ static int equilibrate(const ls_csr *A, const double *b, double *x, ls_csr *As, 
 
 static const char *method_name(const ls_iter_options *o)
 {
-    return o->method == LS_ITER_GMRES ? "GMRES" : "BiCGStab";
+    return o->method == LS_ITER_GMRES ? "GMRES" : o->method == LS_ITER_CG ? "CG" : "BiCGStab";
 }
 
 static const char *precond_name(ls_precond p)
@@ -245,7 +263,7 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     ls_csr_precond P;
     memset(&P, 0, sizeof P);
     if (o.equilibrate) {
-        st = equilibrate(A, b, x, &As, &bs, &rw, &cs);
+        st = equilibrate(A, b, x, &As, &bs, &rw, &cs, o.method == LS_ITER_CG);
         if (st) {
             snprintf(msg, sizeof msg, "cannot allocate the equilibrated copy of A");
             goto out; /* x is only rescaled once every allocation succeeded */
@@ -257,6 +275,7 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     ls_krylov_sys sys = {&As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm, o.max_iter, o.restart};
     ls_krylov_out ko;
     st = o.method == LS_ITER_GMRES ? ls_csr_gmres_run(&sys, x, &ko)
+         : o.method == LS_ITER_CG  ? ls_csr_cg_run(&sys, x, &ko)
                                    : ls_csr_bicgstab_run(&sys, x, &ko);
     rep->iterations = ko.iterations;
     rep->breakdown = ko.breakdown;

@@ -48,6 +48,8 @@ typedef struct ls_krylov_out {
 /* Each returns 0, LS_NOT_CONVERGED, LS_BREAKDOWN or LS_ENOMEM; x: in guess, out iterate. */
 int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
 int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
+/* A and the preconditioner symmetric positive definite (else LS_BREAKDOWN). */
+int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
 
 /* Shared vector kernels (OpenMP above a size where threads pay off). */
 void ls_kr_spmv(const ls_csr *A, const double *x, double *y);
