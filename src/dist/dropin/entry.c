@@ -1,0 +1,8 @@
+/* The six symbols this library exports, written once (entry_impl.h) and
+ * instantiated for double and float. */
+#include <stddef.h>
+
+#include "dropin.h"
+
+#define LS_REAL_IMPL "entry_impl.h"
+#include "../../cpu/instantiate_real.h"
