@@ -12,7 +12,8 @@
  *   4. the diagonal process row solves U12 = L11^-1 A12 and broadcasts U12
  *      down the process columns;
  *   5. every rank updates its part of the trailing matrix, A22 -= L21 U12,
- *      with its local engine.
+ *      with its local engine; with look-ahead the next block column first,
+ *      whose panel is then factored and sent (MPI_Ibcast) before the rest.
  */
 #include "../cpu/real_macros.h"
 
@@ -44,7 +45,7 @@ static void FN(pivot_op)(void *in, void *inout, int *len, MPI_Datatype *dt)
 }
 
 typedef struct FN(getrf_ws) {
-    char *lbuf;     /* panel header (info, pivots) + L panel */
+    char *lbuf[2];  /* panel header (info, pivots) + L panel; two for look-ahead */
     size_t lhdr;    /* header bytes */
     REAL *ubuf;     /* U12, nb x local columns */
     char *rec[2];   /* pivot records in / out */
@@ -69,15 +70,17 @@ static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int
     size_t ubytes = (nbz * locc + 1) * es;
     size_t sbytes = (4 * nbz * locc + 1) * es;
     size_t ibytes = ((size_t)m + 6 * nbz + 4) * sizeof(int);
-    size_t total = lbytes + ubytes + 2 * w->rec_bytes + sbytes + ibytes + 64;
+    lbytes = (lbytes + 15) / 16 * 16;
+    size_t total = 2 * lbytes + ubytes + 2 * w->rec_bytes + sbytes + ibytes + 64;
     char *p = ls_dist_malloc(g, total);
     w->block = p;
     if (!p)
         return ls_dist_fail(g, LS_ENOMEM,
                             "out of memory for the LU workspace (%zu bytes, n = %d, nb = %d)",
                             total, n, nb);
-    w->lbuf = p;
-    p += (lbytes + 15) / 16 * 16;
+    w->lbuf[0] = p;
+    w->lbuf[1] = p + lbytes;
+    p += 2 * lbytes;
     w->ubuf = (REAL *)p;
     p += (ubytes + 15) / 16 * 16;
     w->rec[0] = p;
@@ -100,6 +103,8 @@ static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int
 static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int lc, int r_end,
                      const int *d, FN(getrf_ws) *w, MPI_Datatype rt, MPI_Op op, int *hdr)
 {
+    if (jb <= 0)
+        return 0;
     const ls_dist_engine *e = g->engine;
     const int nb = d[LS_DESC_NB], rsrc = d[LS_DESC_RSRC], np = g->nprow, me = g->myrow;
     ls_dist_pivot_head *hin = (ls_dist_pivot_head *)w->rec[0];
@@ -153,6 +158,44 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
     return 0;
 }
 
+/* The panel of block column j0 on its process column (factored, copied to
+ * the L buffer), and its broadcast along process rows: started here, with
+ * req set when it is nonblocking (look-ahead). */
+static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int mn, int r_end,
+                              int c_end, const int *d, FN(getrf_ws) *w, char *lbuf,
+                              MPI_Datatype rt, MPI_Op op, MPI_Request *req)
+{
+    const ls_dist_engine *e = g->engine;
+    const int np = g->nprow, nq = g->npcol, nb = d[LS_DESC_NB], lld = d[LS_DESC_LLD];
+    const int jb = mn - j0 < nb ? mn - j0 : nb;
+    const int pc = ls_dist_owner(ja0 + j0, nb, d[LS_DESC_CSRC], nq);
+    const int lr0 = ls_dist_count(ia0 + j0, nb, g->myrow, d[LS_DESC_RSRC], np);
+    const int nloc = r_end - lr0, ldl = nloc > 1 ? nloc : 1;
+    const int lc = g->mycol == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : c_end;
+    int *hdr = (int *)lbuf;
+    if (g->mycol == pc) {
+        int st = FN(panel)(g, A, lld, ia0, j0, jb, lc, r_end, d, w, rt, op, hdr);
+        if (st)
+            return st;
+        e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)lc * (size_t)lld + lr0, lld,
+                 (REAL *)(lbuf + w->lhdr), ldl);
+    }
+    if (nq == 1)
+        return 0;
+    const int bytes = (int)(w->lhdr + (size_t)nloc * (size_t)jb * sizeof(REAL));
+    int rc = req ? MPI_Ibcast(lbuf, bytes, MPI_BYTE, pc, g->row_comm, req)
+                 : MPI_Bcast(lbuf, bytes, MPI_BYTE, pc, g->row_comm);
+    return rc == MPI_SUCCESS ? 0 : ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (panel) failed");
+}
+
+/*
+ * With look-ahead (the default; LS_DIST_LOOKAHEAD=0 turns it off), the
+ * process column that owns block column k+1 updates those columns first,
+ * factors panel k+1 and starts its broadcast (MPI_Ibcast) before the rest
+ * of step k's trailing update: the other columns' gemm runs while panel
+ * k+1 is factored, instead of every rank waiting for it at the start of
+ * step k+1. Two L buffers: panel k+1 arrives while panel k's L is in use.
+ */
 static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, const int *d,
                           int *ipiv, FN(getrf_ws) *w)
 {
@@ -164,35 +207,33 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
     const int r_end = ls_dist_count(ia0 + m, nb, myr, rsrc, np);
     const int c_begin = ls_dist_count(ja0, nb, myc, csrc, nq);
     const int c_end = ls_dist_count(ja0 + n, nb, myc, csrc, nq);
-    int info = 0, st = 0;
+    const char *la = getenv("LS_DIST_LOOKAHEAD");
+    const int lookahead = !(la && la[0] == '0');
+    int info = 0, st = 0, cur = 0, ready = 0; /* ready: panel j0 factored and sent */
+    MPI_Request req = MPI_REQUEST_NULL;
     MPI_Datatype rt;
     MPI_Op op;
     MPI_Type_contiguous((int)w->rec_bytes, MPI_BYTE, &rt);
     MPI_Type_commit(&rt);
     MPI_Op_create(FN(pivot_op), 1, &op);
-    int *hdr = (int *)w->lbuf;
-    REAL *L = (REAL *)(w->lbuf + w->lhdr);
-    for (int j0 = 0; j0 < mn && st == 0; j0 += nb) {
+    for (int j0 = 0; j0 < mn && st == 0; j0 += nb, cur = !cur) {
         const int jb = mn - j0 < nb ? mn - j0 : nb;
         const int pr = ls_dist_owner(ia0 + j0, nb, rsrc, np);
         const int pc = ls_dist_owner(ja0 + j0, nb, csrc, nq);
         const int lr0 = ls_dist_count(ia0 + j0, nb, myr, rsrc, np);
         const int nloc = r_end - lr0, ldl = nloc > 1 ? nloc : 1;
         const int lc = myc == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : c_end;
-        /* 1. panel */
-        if (myc == pc) {
-            st = FN(panel)(g, A, lld, ia0, j0, jb, lc, r_end, d, w, rt, op, hdr);
-            if (st)
-                break;
-            e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)lc * (size_t)lld + lr0, lld, L, ldl);
-        }
-        /* 2. L and the pivots along the process row */
-        if (nq > 1 &&
-            MPI_Bcast(w->lbuf, (int)(w->lhdr + (size_t)nloc * (size_t)jb * sizeof(REAL)), MPI_BYTE,
-                      pc, g->row_comm) != MPI_SUCCESS) {
-            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (panel) failed");
+        int *hdr = (int *)w->lbuf[cur];
+        REAL *L = (REAL *)(w->lbuf[cur] + w->lhdr);
+        /* 1-2. panel, and L with its pivots along the process row */
+        if (!ready)
+            st = FN(panel_and_send)(g, A, ia0, ja0, j0, mn, r_end, c_end, d, w, w->lbuf[cur], rt,
+                                    op, NULL);
+        else if (req != MPI_REQUEST_NULL && MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Ibcast (panel) failed");
+        ready = 0;
+        if (st)
             break;
-        }
         if (info == 0 && hdr[0] > 0)
             info = hdr[0];
         if (myr == pr)
@@ -214,22 +255,40 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         /* 4. U12 on the diagonal process row, down the process columns */
         const int rc0 = ls_dist_count(ja0 + j0 + jb, nb, myc, csrc, nq);
         const int nr = c_end - rc0;
-        if (nr <= 0)
-            continue;
         REAL *a12 = A + (size_t)rc0 * (size_t)lld + lr0;
-        if (myr == pr) {
+        if (nr > 0 && myr == pr) {
             e->trsm(e->context, PREC_, 'L', jb, nr, L, ldl, a12, lld);
             e->lacpy(e->context, PREC_, jb, nr, a12, lld, w->ubuf, jb);
         }
-        if (np > 1 && MPI_Bcast(w->ubuf, jb * nr, MPIT_, pr, g->col_comm) != MPI_SUCCESS) {
+        if (nr > 0 && np > 1 && MPI_Bcast(w->ubuf, jb * nr, MPIT_, pr, g->col_comm) != MPI_SUCCESS) {
             st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (U12) failed");
             break;
         }
-        /* 5. trailing update */
+        /* 5. trailing update; with look-ahead, block column j1 first, then
+         * its panel and broadcast, then the rest */
         const int lrb = ls_dist_count(ia0 + j0 + jb, nb, myr, rsrc, np);
-        e->gemm_sub(e->context, PREC_, r_end - lrb, nr, jb, L + (lrb - lr0), ldl, w->ubuf, jb,
-                    A + (size_t)rc0 * (size_t)lld + lrb, lld);
+        const int j1 = j0 + jb;
+        int done = 0; /* local trailing columns already updated */
+        if (lookahead && j1 < mn) {
+            const int pc1 = ls_dist_owner(ja0 + j1, nb, csrc, nq);
+            if (myc == pc1) {
+                done = mn - j1 < nb ? mn - j1 : nb;
+                e->gemm_sub(e->context, PREC_, r_end - lrb, done, jb, L + (lrb - lr0), ldl,
+                            w->ubuf, jb, A + (size_t)rc0 * (size_t)lld + lrb, lld);
+            }
+            st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, w->lbuf[!cur],
+                                    rt, op, &req);
+            if (st)
+                break;
+            ready = 1;
+        }
+        if (nr > done)
+            e->gemm_sub(e->context, PREC_, r_end - lrb, nr - done, jb, L + (lrb - lr0), ldl,
+                        w->ubuf + (size_t)done * (size_t)jb, jb,
+                        A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
     }
+    if (req != MPI_REQUEST_NULL)
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Op_free(&op);
     MPI_Type_free(&rt);
     return st ? st : info;
