@@ -49,38 +49,45 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
     /* LAPACK quick return. With nrhs == 0 the drivers still factor, for info. */
     if (job->n == 0)
         return 0;
+    ocl_tick ev[OCL_EV_COUNT_];
+    memset(ev, 0, sizeof ev);
     ls_job run = *job;
     run.method = ocl_core()->methods_resolve(ocl_methods, OCL_NMETHODS, job->method);
     switch (run.method) {
     case LS_METHOD_LU:
-        st = ocl_solve_lu(c, &run, rep, err, errlen);
+        st = ocl_solve_lu(c, &run, ev, err, errlen);
         break;
     case LS_METHOD_GJ1:
     case LS_METHOD_GJ2:
-        st = ocl_solve_gj(c, &run, rep, err, errlen);
+        st = ocl_solve_gj(c, &run, ev, err, errlen);
         break;
     case LS_METHOD_GE_NAIVE:
     case LS_METHOD_GE_BLOCKED:
     case LS_METHOD_GE_COALESCED:
-        st = ocl_solve_ge_seed(c, &run, rep, err, errlen);
+        st = ocl_solve_ge_seed(c, &run, ev, err, errlen);
         break;
     case LS_METHOD_GE_LOCAL:
-        st = ocl_solve_ge_local(c, &run, rep, err, errlen);
+        st = ocl_solve_ge_local(c, &run, ev, err, errlen);
         break;
     case LS_METHOD_GE_IMAGE:
     case LS_METHOD_GE_BUFFER:
-        st = ocl_solve_ge_pingpong(c, &run, rep, err, errlen);
+        st = ocl_solve_ge_pingpong(c, &run, ev, err, errlen);
         break;
     default:
         st = OCL_FAIL(LS_EINTERNAL, "method %s reached the dispatcher", method);
     }
+    /* The phase times, as CUDA reads its events: after the last mark. */
+    if (st >= 0)
+        ocl_ticks_report(ev, rep);
+    ocl_ticks_release(ev);
+    const char *clock = c->profiling ? "" : " (timed by clFinish + wall clock)";
     if (st >= 0 && st < 1000000)
         rep->info = st;
     if (st == 0)
-        snprintf(rep->message, sizeof rep->message, "%s on %s", method, c->name);
+        snprintf(rep->message, sizeof rep->message, "%s on %s%s", method, c->name, clock);
     else if (st > 0 && st < 1000000)
-        snprintf(rep->message, sizeof rep->message, "%s on %s: U(%d,%d) is exactly zero",
-                 method, c->name, st, st);
+        snprintf(rep->message, sizeof rep->message, "%s on %s: U(%d,%d) is exactly zero%s",
+                 method, c->name, st, st, clock);
     return st;
 }
 

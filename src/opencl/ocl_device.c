@@ -183,13 +183,11 @@ int ocl_context_open(int device, ocl_ctx **out, char *err, size_t errlen)
         st = ocl_cl_fail(err, errlen, e, __FILE__, __LINE__, "clCreateContext");
         goto done;
     }
-    /* Timings use clFinish + wall clock rather than profiling events, so the
-     * queue is created without CL_QUEUE_PROFILING_ENABLE. */
-    c->queue = clCreateCommandQueue(c->context, c->device, 0, &e);
-    if (e != CL_SUCCESS) {
-        st = ocl_cl_fail(err, errlen, e, __FILE__, __LINE__, "clCreateCommandQueue");
+    /* With CL_QUEUE_PROFILING_ENABLE where the device allows it: phases are
+     * timed by marker events (ocl_timer.c). */
+    st = ocl_queue_create(c, err, errlen);
+    if (st)
         goto done;
-    }
     char dev[96], plat[64];
     device_string(c->device, CL_DEVICE_NAME, dev, sizeof dev);
     plat[0] = '\0';
@@ -257,6 +255,7 @@ int ocl_print_platforms(FILE *out)
         else
             fprintf(out, "    images: no\n");
         fprintf(out, "    fp64 (cl_khr_fp64): %s\n", c.has_fp64 ? "yes" : "no");
+        fprintf(out, "    timing: %s\n", ocl_timing_name(c.device));
     }
     return 0;
 }

@@ -1,14 +1,14 @@
 /* Seed 004's local-memory elimination (ge-local): one work-group, the whole
  * augmented matrix in local memory, one launch. Refuses with LS_ELIMIT when
  * the system does not fit the device's local memory.
- * Timing: clFinish + wall clock; elimination and the result vector run in
- * one kernel, so t_factor holds both and t_solve stays 0. */
+ * Timing (ocl_timer.h): elimination and the result vector run in one
+ * kernel, so t_factor holds both and t_solve stays 0 (no SOLVE mark). */
 #include <stdint.h>
 #include <string.h>
 
 #include "ocl_internal.h"
 
-int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen)
 {
     int st = 0, info = 0;
     ocl_system s;
@@ -36,7 +36,7 @@ int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
         return OCL_FAIL(LS_ELIMIT, "ge-local: %d x %d exceeds int indexing", s.n, s.w);
 
     LS_CHECK(ocl_rm_alloc(c, &s, &b, err, errlen));
-    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, rep, err, errlen));
+    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, ev, err, errlen));
     int pivoting = job->pivot != LS_PIVOT_NONE;
     CL_ARG(kern, 0, b.M);
     CL_ARG(kern, 1, s.n);
@@ -48,12 +48,10 @@ int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
     CL_LOCAL_ARG(kern, 7, s.bytes);
     CL_LOCAL_ARG(kern, 8, L * s.es);
     CL_LOCAL_ARG(kern, 9, L * sizeof(cl_int));
-    double t0 = ocl_now();
     LS_CHECK(ocl_launch1(c, kern, L, L, err, errlen));
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b.info, &info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
-    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, ev, err, errlen));
     st = info;
 done:
     if (kern)

@@ -1,7 +1,7 @@
 /* Seed 004's ping-pong elimination: ge-buffer (two buffers) and ge-image
  * (two CL_R/CL_FLOAT images), one frame launch per pivot with the pivot
  * search between frames (pivot_search + the swap folded into the frame).
- * Timings: clFinish + wall clock per phase. */
+ * Timings: device events at the phase boundaries (ocl_timer.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,7 +74,7 @@ done:
 
 /* Image variant: upload, frames, back substitution into b->X. */
 static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_buffers *b,
-                     ls_report *rep, int *info, char *err, size_t errlen)
+                     ocl_tick *ev, int *info, char *err, size_t errlen)
 {
     int st = 0;
     cl_mem img[2] = {NULL, NULL};
@@ -91,19 +91,18 @@ static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_
     LS_CHECK(ocl_kernel_get(c, OCL_FAM_IMAGE, LS_SINGLE, "back_substitute_image", &backsub,
                             &wg_back, err, errlen));
 
-    double t0 = ocl_now();
     cl_int zero = 0;
-    LS_CHECK(ocl_system_pack(s, job, &host, err, errlen));
+    LS_CHECK(ocl_system_pack(s, job, &host, err, errlen)); /* host work, before the clock */
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_START], err, errlen));
     size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)s->w, (size_t)s->n, 1};
     CL_CHECK(clEnqueueWriteImage(c->queue, img[0], CL_TRUE, origin, region,
                                  (size_t)s->w * sizeof(float), 0, host, 0, NULL, NULL));
     CL_CHECK(clEnqueueWriteBuffer(c->queue, b->info, CL_TRUE, 0, sizeof zero, &zero, 0, NULL,
                                   NULL));
-    rep->t_h2d = ocl_now() - t0;
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_H2D], err, errlen));
 
     const int n = s->n, search = job->pivot != LS_PIVOT_NONE;
     size_t Lp = ocl_group_size(wg_pivot, 256), Lf = ocl_group_size(wg_frame, 64);
-    t0 = ocl_now();
     for (int k = 0; k < n; ++k) {
         cl_mem in = img[k & 1], out = img[(k + 1) & 1];
         CL_ARG(pivot, 0, in);
@@ -120,20 +119,17 @@ static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_
         LS_CHECK(frame_launch(c, frame, in, out, s, k, b->piv, Lf, err, errlen));
         ocl_progress(job, k, n);
     }
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b->info, info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
     if (*info == 0 && s->nrhs > 0) {
         size_t L = ocl_group_size(wg_back, 256);
-        t0 = ocl_now();
         CL_ARG(backsub, 0, img[0]);
         CL_ARG(backsub, 1, img[1]);
         CL_ARG(backsub, 2, s->n);
         CL_ARG(backsub, 3, b->X);
         CL_LOCAL_ARG(backsub, 4, L * sizeof(float));
         LS_CHECK(ocl_launch1(c, backsub, L * (size_t)s->nrhs, L, err, errlen));
-        CL_CHECK(clFinish(c->queue));
-        rep->t_solve = ocl_now() - t0;
+        LS_CHECK(ocl_mark(c, &ev[OCL_EV_SOLVE], err, errlen));
     }
 done:
     free(host);
@@ -151,7 +147,7 @@ done:
 
 /* Buffer variant: b->M and a second buffer alternate as input and output. */
 static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_buffers *b,
-                      ls_report *rep, int *info, char *err, size_t errlen)
+                      ocl_tick *ev, int *info, char *err, size_t errlen)
 {
     int st = 0;
     cl_mem other = NULL;
@@ -163,12 +159,11 @@ static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm
     LS_CHECK(ocl_rowops_get(c, s->prec, &r, err, errlen));
     LS_CHECK(ocl_kernel_get(c, OCL_FAM_PINGPONG, s->prec, "frame_buffer", &frame, &wg, err,
                             errlen));
-    LS_CHECK(ocl_rm_upload(c, s, job, b->M, b->info, rep, err, errlen));
+    LS_CHECK(ocl_rm_upload(c, s, job, b->M, b->info, ev, err, errlen));
 
     const int n = s->n, search = job->pivot != LS_PIVOT_NONE;
     cl_mem buf[2] = {b->M, other};
     size_t Lf = ocl_group_size(wg, 64);
-    double t0 = ocl_now();
     for (int k = 0; k < n; ++k) {
         LS_CHECK(ocl_pivot_step(c, &r, s, buf[k & 1], k, search, b->piv, b->info, 0, err,
                                 errlen));
@@ -178,14 +173,11 @@ static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm
                               errlen));
         ocl_progress(job, k, n);
     }
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b->info, info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
     if (*info == 0) {
-        t0 = ocl_now();
         LS_CHECK(ocl_back_substitute(c, &r, s, buf[0], buf[1], 1, b->X, err, errlen));
-        CL_CHECK(clFinish(c->queue));
-        rep->t_solve = ocl_now() - t0;
+        LS_CHECK(ocl_mark(c, &ev[OCL_EV_SOLVE], err, errlen));
     }
 done:
     if (other)
@@ -196,7 +188,7 @@ done:
     return st;
 }
 
-int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
+int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err,
                           size_t errlen)
 {
     int st = 0, info = 0;
@@ -211,11 +203,11 @@ int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ls_report *rep, char *e
         /* The images replace the matrix buffer; give its memory back. */
         clReleaseMemObject(b.M);
         b.M = NULL;
-        LS_CHECK(run_image(c, &s, job, &b, rep, &info, err, errlen));
+        LS_CHECK(run_image(c, &s, job, &b, ev, &info, err, errlen));
     } else {
-        LS_CHECK(run_buffer(c, &s, job, &b, rep, &info, err, errlen));
+        LS_CHECK(run_buffer(c, &s, job, &b, ev, &info, err, errlen));
     }
-    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, ev, err, errlen));
     st = info;
 done:
     ocl_rm_release(&b);

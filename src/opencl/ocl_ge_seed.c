@@ -2,8 +2,9 @@
  * ge-coalesced; `ge` runs ge-coalesced): per step a pivot search and row
  * swap (rowops.cl), then one elimination launch; back substitution last.
  *
- * Timings: clFinish + wall clock around each phase (no profiling events),
- * so t_factor includes launch overhead, which is what a user waits for. */
+ * Timings: device events at the phase boundaries (ocl_timer.h); t_factor
+ * spans the n steps' launches, so it includes any time the device waits
+ * for the host to enqueue the next step. */
 #include <stdio.h>
 
 #include "ocl_internal.h"
@@ -15,7 +16,7 @@ void ocl_progress(const ls_job *job, int k, int n)
         job->progress(job->progress_arg, (double)k / (double)n, "eliminating");
 }
 
-int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen)
 {
     int st = 0, info = 0;
     ocl_system s;
@@ -35,7 +36,7 @@ int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, 
     LS_CHECK(ocl_rm_alloc(c, &s, &b, err, errlen));
     LS_CHECK(ocl_rowops_get(c, job->prec, &r, err, errlen));
     LS_CHECK(ocl_kernel_get(c, OCL_FAM_GE_SEED, job->prec, name, &kern, &wg, err, errlen));
-    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, rep, err, errlen));
+    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, ev, err, errlen));
 
     const int n = s.n, w = s.w;
     const int search = job->pivot != LS_PIVOT_NONE;
@@ -49,7 +50,6 @@ int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, 
         chunk = w;
     if (chunk < 1)
         chunk = 1;
-    double t0 = ocl_now();
     for (int k = 0; k < n; ++k) {
         LS_CHECK(ocl_pivot_step(c, &r, &s, b.M, k, search, b.piv, b.info, 1, err, errlen));
         if (k == n - 1)
@@ -72,17 +72,14 @@ int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, 
         }
         ocl_progress(job, k, n);
     }
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b.info, &info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
 
     if (info == 0) {
-        t0 = ocl_now();
         LS_CHECK(ocl_back_substitute(c, &r, &s, b.M, b.M, 0, b.X, err, errlen));
-        CL_CHECK(clFinish(c->queue));
-        rep->t_solve = ocl_now() - t0;
+        LS_CHECK(ocl_mark(c, &ev[OCL_EV_SOLVE], err, errlen));
     }
-    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, ev, err, errlen));
     st = info;
 done:
     if (kern)

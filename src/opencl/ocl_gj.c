@@ -1,7 +1,7 @@
 /* Seed 003's Gauss-Jordan models with partial pivoting: gj1 (forward
  * elimination, then backward elimination of the right-hand sides) and gj2
  * (one pass above and below each pivot), many right-hand sides at once.
- * Timings: clFinish + wall clock; t_factor is the elimination that makes A
+ * Timings (ocl_timer.h): t_factor is the elimination that makes A
  * triangular (gj1) or diagonal (gj2), t_solve the rest. */
 #include <string.h>
 
@@ -22,7 +22,7 @@ done:
     return st;
 }
 
-int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen)
 {
     int st = 0, info = 0;
     ocl_system s;
@@ -43,10 +43,9 @@ int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
                                 errlen));
     LS_CHECK(ocl_kernel_get(c, OCL_FAM_GJ, job->prec, "gj_result", &result_k, &wg_result, err,
                             errlen));
-    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, rep, err, errlen));
+    LS_CHECK(ocl_rm_upload(c, &s, job, b.M, b.info, ev, err, errlen));
 
     const int n = s.n, w = s.w, search = job->pivot != LS_PIVOT_NONE;
-    double t0 = ocl_now();
     for (int k = 0; k < n; ++k) {
         LS_CHECK(ocl_pivot_step(c, &r, &s, b.M, k, search, b.piv, b.info, 1, err, errlen));
         if (model2)
@@ -57,12 +56,10 @@ int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
                                  wg_step, err, errlen));
         ocl_progress(job, k, n);
     }
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b.info, &info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
 
     if (info == 0 && s.nrhs > 0) {
-        t0 = ocl_now();
         if (!model2)
             for (int k = n - 1; k > 0; --k)
                 LS_CHECK(launch_step(c, back_k, b.M, &s, k, (size_t)s.nrhs, (size_t)k, wg_back,
@@ -74,10 +71,9 @@ int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
         CL_ARG(result_k, 2, s.w);
         CL_ARG(result_k, 3, b.X);
         LS_CHECK(ocl_launch2(c, result_k, (size_t)n, (size_t)s.nrhs, l0, l1, err, errlen));
-        CL_CHECK(clFinish(c->queue));
-        rep->t_solve = ocl_now() - t0;
+        LS_CHECK(ocl_mark(c, &ev[OCL_EV_SOLVE], err, errlen));
     }
-    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, rep, err, errlen));
+    LS_CHECK(ocl_rm_download(c, &s, &b, job, info, ev, err, errlen));
     st = info;
 done:
     if (step_k)

@@ -14,6 +14,7 @@
 
 #include "core/backend.h"
 #include "linsolve.h"
+#include "ocl_timer.h"
 
 /* Kernel families: one kernels/<family>.cl each, embedded at build time. */
 typedef enum ocl_family {
@@ -31,7 +32,8 @@ typedef struct ocl_ctx {
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
-    cl_command_queue queue;
+    cl_command_queue queue; /* in order; with profiling when the device allows (ocl_timer.c) */
+    int profiling;          /* 1: phases timed by marker events, 0: clFinish + wall clock */
     int index; /* across all platforms, in enumeration order */
     char name[160];
     cl_device_type type;
@@ -87,7 +89,7 @@ int ocl_cl_fail(char *err, size_t errlen, cl_int e, const char *file, int line, 
     CL_CHECK(clSetKernelArg((kernel), (index), sizeof(value), &(value)))
 #define CL_LOCAL_ARG(kernel, index, bytes) CL_CHECK(clSetKernelArg((kernel), (index), (bytes), NULL))
 
-/* The core's monotonic clock, seconds. */
+/* The core's monotonic clock, seconds (the timer's fallback). */
 #define ocl_now() (ocl_core()->now())
 size_t ocl_pow2_floor(size_t x);
 size_t ocl_round_up(size_t x, size_t multiple);
@@ -159,23 +161,26 @@ typedef struct ocl_rm_buffers {
 } ocl_rm_buffers;
 int ocl_rm_alloc(ocl_ctx *c, const ocl_system *s, ocl_rm_buffers *b, char *err, size_t errlen);
 void ocl_rm_release(ocl_rm_buffers *b);
-/* Pack [A | B], upload it into M, zero info; fills rep->t_h2d. */
-/* Read X back (only when info is 0, as LAPACK) and the pivots; fills rep->t_d2h. */
-int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, const ls_job *job,
-                    int info, ls_report *rep, char *err, size_t errlen);
+/* Pack [A | B] on the host, then mark ev[OCL_EV_START], upload it into M,
+ * zero info, mark ev[OCL_EV_H2D]. */
 int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, cl_mem info,
-                  ls_report *rep, char *err, size_t errlen);
+                  ocl_tick *ev, char *err, size_t errlen);
+/* Read X back (only when info is 0, as LAPACK) and the pivots; mark
+ * ev[OCL_EV_D2H]. */
+int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, const ls_job *job,
+                    int info, ocl_tick *ev, char *err, size_t errlen);
 
 /* Calls job->progress now and then (no device sync). */
 void ocl_progress(const ls_job *job, int k, int n);
 
-/* Per-method drivers: fill rep's times and info, return 0 / info / status. */
-int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
-int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err,
+/* Per-method drivers: mark the phase boundaries in ev[OCL_EV_COUNT_]
+ * (ocl_timer.h; the caller reads and releases them), return 0 / info / status. */
+int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
+int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err,
                           size_t errlen);
-int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
-int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
-int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
+int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
+int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
+int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
 int ocl_getrf(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
               char *err, size_t errlen);
 

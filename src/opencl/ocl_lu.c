@@ -1,7 +1,7 @@
 /* LU with partial pivoting on the device (method `lu`, the backend's auto
  * method) and the backend's getrf slot. Column-major, LAPACK semantics:
  * 1-based ipiv, info = first exactly-zero pivot, factorization runs on.
- * Timings: clFinish + wall clock per phase (no profiling events). */
+ * Timings: device events at the phase boundaries (ocl_timer.h). */
 #include <stdint.h>
 #include <string.h>
 
@@ -163,7 +163,7 @@ static int block_bytes(int rows, int cols, size_t es, size_t *out, char *err, si
     return 0;
 }
 
-int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
+int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen)
 {
     int st = 0, info = 0;
     const int n = job->n, nrhs = job->nrhs;
@@ -178,30 +178,25 @@ int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ls_report *rep, char *err, size_
     LS_CHECK(ocl_buffer(c, (size_t)n * sizeof(cl_int), &piv, "pivot rows", err, errlen));
     LS_CHECK(ocl_buffer(c, sizeof(cl_int), &infob, "info", err, errlen));
 
-    double t0 = ocl_now();
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_START], err, errlen));
     LS_CHECK(copy_block(c, 1, A, job->A, n, n, job->lda, es, err, errlen));
     LS_CHECK(copy_block(c, 1, B, job->B, n, nrhs, job->ldb, es, err, errlen));
     CL_CHECK(clEnqueueWriteBuffer(c->queue, infob, CL_TRUE, 0, sizeof zero, &zero, 0, NULL,
                                   NULL));
-    rep->t_h2d = ocl_now() - t0;
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_H2D], err, errlen));
 
-    t0 = ocl_now();
     LS_CHECK(lu_factor(c, job->prec, A, n, n, n, piv, infob, job->pivot != LS_PIVOT_NONE, job,
                        err, errlen));
-    CL_CHECK(clFinish(c->queue));
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, infob, &info, err, errlen));
-    rep->t_factor = ocl_now() - t0;
     if (info == 0 && nrhs > 0) {
-        t0 = ocl_now();
         LS_CHECK(lu_solve(c, job->prec, A, n, n, B, n, nrhs, piv, err, errlen));
-        CL_CHECK(clFinish(c->queue));
-        rep->t_solve = ocl_now() - t0;
+        LS_CHECK(ocl_mark(c, &ev[OCL_EV_SOLVE], err, errlen));
     }
-    t0 = ocl_now();
     if (info == 0)
         LS_CHECK(copy_block(c, 0, B, job->B, n, nrhs, job->ldb, es, err, errlen));
     LS_CHECK(ocl_read_ipiv(c, n, piv, job->ipiv, err, errlen));
-    rep->t_d2h = ocl_now() - t0;
+    LS_CHECK(ocl_mark(c, &ev[OCL_EV_D2H], err, errlen));
     st = info;
 done:
     if (A)

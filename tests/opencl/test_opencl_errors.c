@@ -203,7 +203,10 @@ static int test_auto_and_info(ls_context *ocl)
                          "auto runs lu (%s, status %s, residual %.2e, %s)",
                          ls_method_name(rep.method), ls_status_name(st), rep.residual,
                          rep.message);
-    failures += lt_check(rep.t_factor > 0 && rep.t_h2d > 0 && rep.bytes > 0,
+    /* Device-event times: a 4 KiB upload may read 0 on a coarse device
+     * timer, so only the 33-step factorization must show time. */
+    failures += lt_check(rep.t_factor > 0 && rep.t_h2d >= 0 && rep.t_solve >= 0 &&
+                             rep.t_d2h >= 0 && rep.bytes > 0,
                          "report carries timings (h2d %.2e factor %.2e solve %.2e d2h %.2e)",
                          rep.t_h2d, rep.t_factor, rep.t_solve, rep.t_d2h);
     ls_report_clear(&rep);
