@@ -236,9 +236,12 @@ static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_
 {
     const double mem = a->auto_memory > 0 ? a->auto_memory : 0.5 * physical_memory();
     const double flops = a->auto_flops > 0 ? a->auto_flops : AUTO_FLOPS_DEFAULT;
+    static const char *pc[] = {"no preconditioner", "Jacobi", "ILU(0)"};
     const int spd = spd_candidate(A);
-    const char *krylov = spd ? "CG with ILU(0) (A symmetric, positive diagonal)"
-                             : "GMRES with ILU(0) (A not symmetric with a positive diagonal)";
+    char krylov[120];
+    snprintf(krylov, sizeof krylov, "%s with %s (A %s)", spd ? "CG" : "GMRES",
+             pc[a->iter.precond],
+             spd ? "symmetric, positive diagonal" : "not symmetric with a positive diagonal");
     if (!ls_csr_direct_available()) {
         snprintf(why, len, "built without UMFPACK: %s", krylov);
         return spd ? SM_CG : SM_GMRES;
@@ -337,7 +340,16 @@ static int run_sparse(const sparse_args *a, const char *why)
                  a->method == SM_AUTO ? ", auto" : "");
         st = ls_csr_solve_direct(&A, nrhs, B, n, X, n, &rep, NULL, 0);
         snprintf(msg, sizeof msg, "%s", rep.message);
-    } else {
+        if (st == LS_ENOMEM && a->method == SM_AUTO) {
+            /* the estimate was wrong, or memory is taken: O(nnz) instead */
+            size_t used = strlen(auto_why);
+            snprintf(auto_why + used, sizeof auto_why - used,
+                     "; UMFPACK ran out of memory, a Krylov method instead");
+            sm = spd_candidate(&A) ? SM_CG : SM_GMRES;
+            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
+        }
+    }
+    if (sm != SM_DIRECT) {
         ls_iter_options o = a->iter;
         /* CG's iterations grow like sqrt(cond), ~ sqrt(n) for a 2-D grid
          * (IC(0): 895 at n = 10^6): the default cap would stop it there. */
@@ -382,11 +394,12 @@ static int run_sparse(const sparse_args *a, const char *why)
                "\"nrhs\": %d, \"method\": \"%s\", \"status\": %d, \"exit_code\": %d, "
                "\"residual\": %.6g, \"forward_error\": %.6g, \"time_read\": %.6g, "
                "\"time_solve\": %.6g, \"time_auto\": %.6g, \"iterations\": %d, "
-               "\"auto_reason\": \"%s\", \"ok\": %s}\n",
+               "\"auto_reason\": ",
                why, (long long)n, (long long)A.nnz, nrhs, method, st, code,
                isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read, t_solve,
-               t_choose, its, auto_why,
-               code == LS_EXIT_OK ? "true" : "false");
+               t_choose, its);
+        ls_cli_json_string(stdout, auto_why); /* may quote a library message */
+        printf(", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
     } else if (!a->quiet || code != LS_EXIT_OK) {
         printf("format:     sparse CSR (%s)\n", why);
         printf("system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
@@ -396,7 +409,9 @@ static int run_sparse(const sparse_args *a, const char *why)
             printf("auto:       %s\n", auto_why);
         printf("outcome:    %s\n", msg);
         printf("time:       read %.3g s, solve %.3g s", t_read, t_solve);
-        printf(t_choose > 0.001 ? " (of which auto analysis %.3g s)\n" : "\n", t_choose);
+        if (auto_why[0])
+            printf(" (of which auto analysis %.3g s)", t_choose);
+        printf("\n");
         printf("residual:   %.3e  ||B-AX||inf/(n||A||inf||X||inf eps) (%s, limit 30)\n", res,
                code == LS_EXIT_OK ? "ok" : "FAILED");
         if (isfinite(ferr))
