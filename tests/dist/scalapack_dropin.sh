@@ -7,8 +7,23 @@
 #   pass with every call on ScaLAPACK (so both paths give the same info).
 # MODE plain: no preload, ScaLAPACK alone.
 # MODE symbols: exactly the six routines are exported.
+# MODE installed: DROPIN is the build folder; installed into a temporary
+#   prefix, preloaded by the documented command (pkg-config's preload
+#   variable), then checked as MODE linsolve.
 set -uo pipefail
 mpiexec=$1 np=$2 P=$3 Q=$4 prog=$5 lib=$6 mode=$7
+if [ "$mode" = installed ]; then
+    prefix=$(mktemp -d)
+    trap 'rm -rf "$prefix"' EXIT
+    cmake --install "$lib" --prefix "$prefix" >/dev/null || { echo "FAILED: cmake --install"; exit 1; }
+    export PKG_CONFIG_PATH=$(ls -d "$prefix"/lib*/pkgconfig | head -n1)
+    lib=$(pkg-config --variable=preload linsolve-scalapack) || { echo "FAILED: no linsolve-scalapack.pc"; exit 1; }
+    echo "preload=$lib"
+    deps=$(ldd "$lib")
+    grep -qF "liblinsolve_dist.so.0 => $(dirname "$lib")/" <<< "$deps" ||
+        { echo "$deps"; echo "FAILED: the installed drop-in does not find the installed liblinsolve_dist"; exit 1; }
+    mode=linsolve
+fi
 if [ "$mode" = symbols ]; then
     got=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWi]$/ { print $3 }' | sort | tr '\n' ' ')
     want="pdgesv_ pdgetrf_ pdgetrs_ psgesv_ psgetrf_ psgetrs_ "
