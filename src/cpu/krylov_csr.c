@@ -262,6 +262,9 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     double *bs = NULL, *rw = NULL, *cs = NULL, *r = NULL;
     ls_csr_precond P;
     memset(&P, 0, sizeof P);
+    ls_csr_colperm T;
+    memset(&T, 0, sizeof T);
+    int permuted = 0;
     if (o.equilibrate) {
         st = equilibrate(A, b, x, &As, &bs, &rw, &cs, o.method == LS_ITER_CG);
         if (st) {
@@ -269,10 +272,26 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
             goto out; /* x is only rescaled once every allocation succeeded */
         }
     }
-    st = ls_csr_precond_setup(&P, o.precond, &As, msg, sizeof msg);
+    /* Jacobi and ILU(0) need every a_ii: with one missing, iterate on A Q
+     * (Q a maximum transversal) after any scaling, so x = C Q y. CG keeps
+     * the refusal, since A Q is not symmetric. */
+    if ((o.precond == LS_PRECOND_JACOBI || o.precond == LS_PRECOND_ILU0) &&
+        o.method != LS_ITER_CG && ls_csr_needs_transversal(&As)) {
+        st = ls_csr_colperm_build(&As, &T, msg, sizeof msg);
+        if (st == LS_EUNSUPPORTED)
+            st = 0; /* no BTF: the preconditioner refuses below */
+        else if (st)
+            goto unscale;
+        else {
+            ls_csr_colperm_to(&T, x);
+            permuted = 1;
+        }
+    }
+    st = ls_csr_precond_setup_ex(&P, o.precond, permuted ? &T.B : &As, permuted, msg, sizeof msg);
     if (st)
         goto unscale;
-    ls_krylov_sys sys = {&As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm, o.max_iter, o.restart};
+    ls_krylov_sys sys = {permuted ? &T.B : &As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm,
+                         o.max_iter, o.restart};
     ls_krylov_out ko;
     st = o.method == LS_ITER_GMRES ? ls_csr_gmres_run(&sys, x, &ko)
          : o.method == LS_ITER_CG  ? ls_csr_cg_run(&sys, x, &ko)
@@ -281,6 +300,8 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     rep->breakdown = ko.breakdown;
     snprintf(msg, sizeof msg, "%s", ko.msg);
 unscale:
+    if (permuted)
+        ls_csr_colperm_from(&T, x);
     if (cs)
         for (int64_t j = 0; j < n; j++)
             x[j] *= cs[j];
@@ -304,10 +325,14 @@ unscale:
     }
     rep->converged = st == 0;
     {
-        char full[256];
-        snprintf(full, sizeof full, "%s (precond %s%s): relative residual %.3e, rtol %.2e",
+        char full[256], pert[48] = "";
+        if (P.perturbed)
+            snprintf(pert, sizeof pert, ", %lld zero pivots perturbed", (long long)P.perturbed);
+        snprintf(full, sizeof full, "%s (precond %s%s%s%s): relative residual %.3e, rtol %.2e",
                  msg, precond_name(o.precond), o.equilibrate ? ", equilibrated" : "",
-                 rep->rel_residual, rep->rtol);
+                 permuted ? ", columns permuted to a zero-free diagonal (maximum transversal)"
+                          : "",
+                 pert, rep->rel_residual, rep->rtol);
         snprintf(msg, sizeof msg, "%s", full);
     }
 out:
@@ -319,5 +344,6 @@ out:
     if (As.val != A->val)
         free(As.val);
     ls_csr_precond_free(&P);
+    ls_csr_colperm_free(&T);
     return st;
 }

@@ -17,12 +17,33 @@ typedef struct ls_csr_precond {
     const ls_csr *A;   /* ILU(0): the pattern the factors share */
     double *lu;        /* ILU(0): L (unit, strictly lower) and U values, nnz */
     int64_t *diag;     /* ILU(0): position of a_ii in each row */
+    int64_t perturbed; /* ILU(0): pivots replaced (setup_ex with perturb) */
 } ls_csr_precond;
 
 int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, char *msg,
                          size_t msglen);
+/* perturb: an ILU(0) pivot |u_ii| <= eps max|a_ij| becomes +-sqrt(eps) max|a_ij|. */
+int ls_csr_precond_setup_ex(ls_csr_precond *P, ls_precond kind, const ls_csr *A, int perturb,
+                            char *msg, size_t msglen);
 void ls_csr_precond_apply(const ls_csr_precond *P, const double *r, double *z);
 void ls_csr_precond_free(ls_csr_precond *P);
+
+/* A Q with a zero-free diagonal (maxtrans_csr.c): A Q y = b, x = Q y. */
+typedef struct ls_csr_colperm {
+    ls_csr B;      /* A Q: row_ptr is A's, col_idx and val owned, rows sorted */
+    int64_t *qinv; /* column j of A is column qinv[j] of A Q */
+    double *work;  /* n, for the in-place vector permutations */
+    int64_t rank;  /* structural rank found */
+} ls_csr_colperm;
+
+/* 1 when some a_ii is not stored or is zero. */
+int ls_csr_needs_transversal(const ls_csr *A);
+/* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
+ * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */
+int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t msglen);
+void ls_csr_colperm_to(const ls_csr_colperm *T, double *x);   /* x := Q^T x */
+void ls_csr_colperm_from(const ls_csr_colperm *T, double *y); /* y := Q y */
+void ls_csr_colperm_free(ls_csr_colperm *T);
 
 /* The system a method iterates on (possibly equilibrated). Convergence is
  * judged on the weighted norm ||W (b - A x)||2 <= tol, W = rweight or I:

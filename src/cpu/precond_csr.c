@@ -1,4 +1,5 @@
 /* Jacobi and ILU(0) preconditioners on a CSR matrix with sorted rows. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int setup_jacobi(ls_csr_precond *P, const ls_csr *A, char *msg, size_t ms
 
 /* ILU(0), IKJ order: row i is eliminated by the earlier rows k its pattern
  * names, updates restricted to row i's own pattern (found through iw). */
-static int setup_ilu0(ls_csr_precond *P, const ls_csr *A, char *msg, size_t msglen)
+static int setup_ilu0(ls_csr_precond *P, const ls_csr *A, int perturb, char *msg, size_t msglen)
 {
     int64_t n = A->n_rows, nnz = A->nnz;
     P->A = A;
@@ -85,6 +86,20 @@ static int setup_ilu0(ls_csr_precond *P, const ls_csr *A, char *msg, size_t msgl
         for (int64_t p = r0; p < r1; p++)
             iw[A->col_idx[p]] = -1;
         double piv = lu[P->diag[i]];
+        if (perturb && isfinite(piv)) {
+            /* A transversal's pivots can cancel exactly in the elimination:
+             * a small pivot of the row's scale keeps the factors usable, and
+             * the Krylov method corrects for the difference. */
+            double amax = 0;
+            for (int64_t p = r0; p < r1; p++)
+                amax = fmax(amax, fabs(A->val[p]));
+            if (amax == 0)
+                amax = 1;
+            if (fabs(piv) <= DBL_EPSILON * amax) {
+                lu[P->diag[i]] = piv = (piv < 0 ? -1 : 1) * sqrt(DBL_EPSILON) * amax;
+                P->perturbed++;
+            }
+        }
         if (piv == 0 || !isfinite(piv)) {
             free(iw);
             snprintf(msg, msglen, "ILU(0): pivot of row %lld is %g (zero or not finite)",
@@ -99,6 +114,12 @@ static int setup_ilu0(ls_csr_precond *P, const ls_csr *A, char *msg, size_t msgl
 int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, char *msg,
                          size_t msglen)
 {
+    return ls_csr_precond_setup_ex(P, kind, A, 0, msg, msglen);
+}
+
+int ls_csr_precond_setup_ex(ls_csr_precond *P, ls_precond kind, const ls_csr *A, int perturb,
+                            char *msg, size_t msglen)
+{
     memset(P, 0, sizeof *P);
     P->kind = kind;
     P->n = A->n_rows;
@@ -106,7 +127,7 @@ int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, ch
     if (kind == LS_PRECOND_JACOBI)
         st = setup_jacobi(P, A, msg, msglen);
     else if (kind == LS_PRECOND_ILU0)
-        st = setup_ilu0(P, A, msg, msglen);
+        st = setup_ilu0(P, A, perturb, msg, msglen);
     if (st)
         ls_csr_precond_free(P);
     return st;
