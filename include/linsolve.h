@@ -544,7 +544,9 @@ typedef enum ls_iter_method {
 typedef enum ls_precond {
     LS_PRECOND_NONE = 0,
     LS_PRECOND_JACOBI = 1, /**< diagonal; every diagonal entry must be stored and non-zero */
-    LS_PRECOND_ILU0 = 2    /**< incomplete LU on A's own pattern; needs non-zero pivots */
+    LS_PRECOND_ILU0 = 2,   /**< incomplete LU on A's own pattern; needs non-zero pivots */
+    LS_PRECOND_ILUT = 3    /**< dual-threshold incomplete LU (Saad's ILUT): ilut_tol, ilut_fill;
+                                a tiny pivot is perturbed and counted in the message */
 } ls_precond;
 
 typedef struct ls_iter_options {
@@ -556,6 +558,9 @@ typedef struct ls_iter_options {
     int restart;     /**< GMRES restart length m (default 30) */
     int equilibrate; /**< 1: scale rows, then columns, by their largest magnitude (powers of
                           2) before iterating; x is returned unscaled. Default 0 */
+    double ilut_tol; /**< ILUT: drop |entry| < ilut_tol ||row of A||2 (default 1e-4; 0 keeps all) */
+    int ilut_fill;   /**< ILUT: L and U each keep at most A's count in the row + ilut_fill
+                          entries per row (default 10; >= 0) */
 } ls_iter_options;
 
 typedef struct ls_iter_report {

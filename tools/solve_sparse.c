@@ -5,9 +5,10 @@
  * count within budget (--auto-memory, --auto-flops), else a preconditioned
  * Krylov method in O(nnz) memory: CG with ILU(0) (= IC(0)) when A is
  * symmetric with a positive diagonal, GMRES(30) with ILU(0) on the
- * equilibrated system otherwise or when CG breaks down. direct | bicgstab |
- * gmres | cg pick one, --precond none | jacobi | ilu0 the Krylov
- * preconditioner. --format auto takes this path for a coordinate file with
+ * equilibrated system otherwise or when CG breaks down (and with ILUT when
+ * that does not converge). direct | bicgstab | gmres | cg pick one,
+ * --precond none | jacobi | ilu0 | ilut the Krylov preconditioner
+ * (--ilut-tol, --ilut-fill). --format auto takes this path for a coordinate file with
  * nnz < n^2/10 or n > 4096 and says which path it took.
  */
 #include <ctype.h>
@@ -121,11 +122,28 @@ static int parse(int argc, char **argv, sparse_args *a)
                 a->iter.precond = LS_PRECOND_JACOBI;
             else if (!strcmp(val, "ilu0"))
                 a->iter.precond = LS_PRECOND_ILU0;
+            else if (!strcmp(val, "ilut"))
+                a->iter.precond = LS_PRECOND_ILUT;
             else {
-                ls_cli_usage_error(cmd, "unknown preconditioner '%s' (none, jacobi, ilu0)", val);
+                ls_cli_usage_error(cmd, "unknown preconditioner '%s' (none, jacobi, ilu0, ilut)",
+                                   val);
                 return -1;
             }
             a->precond_seen = 1;
+        } else if (!strcmp(arg, "--ilut-tol") || !strcmp(arg, "--ilut-fill")) {
+            double v;
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_double(cmd, arg, val, &v) != 0)
+                return -1;
+            if (arg[7] == 't' ? !(v >= 0) || !isfinite(v) : !(v >= 0 && v <= 1e9 && v == floor(v))) {
+                ls_cli_usage_error(cmd, "%s must be %s", arg,
+                                   arg[7] == 't' ? "finite and >= 0" : "an integer >= 0");
+                return -1;
+            }
+            if (arg[7] == 't')
+                a->iter.ilut_tol = v;
+            else
+                a->iter.ilut_fill = (int)v;
         } else if (!strcmp(arg, "--no-equilibrate")) {
             a->iter.equilibrate = 0;
             a->equil_seen = 1;
@@ -236,7 +254,7 @@ static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_
 {
     const double mem = a->auto_memory > 0 ? a->auto_memory : 0.5 * physical_memory();
     const double flops = a->auto_flops > 0 ? a->auto_flops : AUTO_FLOPS_DEFAULT;
-    static const char *pc[] = {"no preconditioner", "Jacobi", "ILU(0)"};
+    static const char *pc[] = {"no preconditioner", "Jacobi", "ILU(0)", "ILUT"};
     const int spd = spd_candidate(A);
     char krylov[120];
     snprintf(krylov, sizeof krylov, "%s with %s (A %s)", spd ? "CG" : "GMRES",
@@ -267,7 +285,7 @@ static int solve_iter(const ls_csr *A, int nrhs, const double *B, double *X,
                       ls_iter_options *o, int is_auto, char *method, size_t mlen, char *msg,
                       size_t msglen, int *its)
 {
-    static const char *pc[] = {"none", "jacobi", "ilu0"};
+    static const char *pc[] = {"none", "jacobi", "ilu0", "ilut"};
     static const char *names[] = {"bicgstab", "gmres", "cg"};
     const int64_t n = A->n_rows;
     snprintf(method, mlen, "%s, precond %s%s%s", names[o->method], pc[o->precond],
@@ -368,6 +386,21 @@ static int run_sparse(const sparse_args *a, const char *why)
             st = solve_iter(&A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
             size_t used = strlen(auto_why);
             snprintf(auto_why + used, sizeof auto_why - used, "; %s, GMRES instead", first);
+        }
+        if ((st == LS_NOT_CONVERGED || st == LS_BREAKDOWN) && a->method == SM_AUTO &&
+            o.method == LS_ITER_GMRES && o.precond == LS_PRECOND_ILU0 && !a->precond_seen) {
+            /* ILU(0) too weak (circuit matrices such as rajat19): ILUT's
+             * fill, still O(nnz + n fill), from scratch */
+            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
+            o.precond = LS_PRECOND_ILUT;
+            int its0 = its;
+            char first[160];
+            snprintf(first, sizeof first, "%s: %s after %d iterations", method, ls_status_name(st),
+                     its0);
+            st = solve_iter(&A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
+            its += its0;
+            size_t used = strlen(auto_why);
+            snprintf(auto_why + used, sizeof auto_why - used, "; %s, ILUT instead", first);
         }
     }
     t_solve = wall() - t0;

@@ -80,6 +80,8 @@ void ls_iter_options_init(ls_iter_options *opt)
     opt->max_iter = 2000;
     opt->restart = 30;
     opt->equilibrate = 0;
+    opt->ilut_tol = 1e-4;
+    opt->ilut_fill = 10;
 }
 
 /* The power of two nearest below 1 / amax (1 for an empty or zero line):
@@ -144,7 +146,7 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
         return LS_EINVAL;
     }
     if (o->precond != LS_PRECOND_NONE && o->precond != LS_PRECOND_JACOBI &&
-        o->precond != LS_PRECOND_ILU0) {
+        o->precond != LS_PRECOND_ILU0 && o->precond != LS_PRECOND_ILUT) {
         snprintf(msg, len, "unknown preconditioner %d", (int)o->precond);
         return LS_EINVAL;
     }
@@ -152,6 +154,12 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
         (o->method == LS_ITER_GMRES && (o->restart < 1 || o->restart > 100000))) {
         snprintf(msg, len, "bad option: rtol %g (>= 0), max_iter %d (>= 0), restart %d (1..1e5)",
                  o->rtol, o->max_iter, o->restart);
+        return LS_EINVAL;
+    }
+    if (o->precond == LS_PRECOND_ILUT &&
+        (!(o->ilut_tol >= 0) || !isfinite(o->ilut_tol) || o->ilut_fill < 0)) {
+        snprintf(msg, len, "bad option: ilut_tol %g (finite, >= 0), ilut_fill %d (>= 0)",
+                 o->ilut_tol, o->ilut_fill);
         return LS_EINVAL;
     }
     int st = check_matrix(A, msg, len);
@@ -227,7 +235,10 @@ static const char *method_name(const ls_iter_options *o)
 
 static const char *precond_name(ls_precond p)
 {
-    return p == LS_PRECOND_ILU0 ? "ILU(0)" : p == LS_PRECOND_JACOBI ? "Jacobi" : "none";
+    return p == LS_PRECOND_ILU0     ? "ILU(0)"
+           : p == LS_PRECOND_ILUT   ? "ILUT"
+           : p == LS_PRECOND_JACOBI ? "Jacobi"
+                                    : "none";
 }
 
 int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
@@ -274,8 +285,10 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     }
     /* Jacobi and ILU(0) need every a_ii: with one missing, iterate on A Q
      * (Q a maximum transversal) after any scaling, so x = C Q y. CG keeps
-     * the refusal, since A Q is not symmetric. */
-    if ((o.precond == LS_PRECOND_JACOBI || o.precond == LS_PRECOND_ILU0) &&
+     * the refusal, since A Q is not symmetric. ILUT could fill a missing
+     * diagonal in, but its pivots are far better on A Q too. */
+    if ((o.precond == LS_PRECOND_JACOBI || o.precond == LS_PRECOND_ILU0 ||
+         o.precond == LS_PRECOND_ILUT) &&
         o.method != LS_ITER_CG && ls_csr_needs_transversal(&As)) {
         st = ls_csr_colperm_build(&As, &T, msg, sizeof msg);
         if (st == LS_EUNSUPPORTED)
@@ -287,7 +300,15 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
             permuted = 1;
         }
     }
-    st = ls_csr_precond_setup_ex(&P, o.precond, permuted ? &T.B : &As, permuted, msg, sizeof msg);
+    if (o.precond == LS_PRECOND_ILUT) {
+        P.kind = LS_PRECOND_ILUT;
+        P.n = n;
+        st = ls_csr_ilut_setup(&P, permuted ? &T.B : &As, o.ilut_tol, o.ilut_fill, msg,
+                               sizeof msg);
+    } else {
+        st = ls_csr_precond_setup_ex(&P, o.precond, permuted ? &T.B : &As, permuted, msg,
+                                     sizeof msg);
+    }
     if (st)
         goto unscale;
     ls_krylov_sys sys = {permuted ? &T.B : &As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm,

@@ -17,7 +17,10 @@ typedef struct ls_csr_precond {
     const ls_csr *A;   /* ILU(0): the pattern the factors share */
     double *lu;        /* ILU(0): L (unit, strictly lower) and U values, nnz */
     int64_t *diag;     /* ILU(0): position of a_ii in each row */
-    int64_t perturbed; /* ILU(0): pivots replaced (setup_ex with perturb) */
+    int64_t perturbed; /* ILU(0), ILUT: pivots replaced (setup_ex with perturb) */
+    /* ILUT (ilut_csr.c): unit L and strictly upper U in CSR, U's diagonal apart */
+    int64_t *l_ptr, *l_idx, *u_ptr, *u_idx;
+    double *l_val, *u_val, *u_diag;
 } ls_csr_precond;
 
 int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, char *msg,
@@ -25,6 +28,12 @@ int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, ch
 /* perturb: an ILU(0) pivot |u_ii| <= eps max|a_ij| becomes +-sqrt(eps) max|a_ij|. */
 int ls_csr_precond_setup_ex(ls_csr_precond *P, ls_precond kind, const ls_csr *A, int perturb,
                             char *msg, size_t msglen);
+/* ILUT with drop tolerance tol (relative to ||a_i||2) and fill extra entries
+ * per row in each of L and U; tiny pivots are always perturbed (counted).
+ * P zeroed with kind and n set; on failure the caller frees P. */
+int ls_csr_ilut_setup(ls_csr_precond *P, const ls_csr *A, double tol, int fill, char *msg,
+                      size_t msglen);
+void ls_csr_ilut_apply(const ls_csr_precond *P, const double *r, double *z);
 void ls_csr_precond_apply(const ls_csr_precond *P, const double *r, double *z);
 void ls_csr_precond_free(ls_csr_precond *P);
 

@@ -1,4 +1,4 @@
-/* Jacobi and ILU(0) preconditioners on a CSR matrix with sorted rows. */
+/* Jacobi, ILU(0) (and ILUT, ilut_csr.c) preconditioners on a CSR matrix with sorted rows. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -128,6 +128,8 @@ int ls_csr_precond_setup_ex(ls_csr_precond *P, ls_precond kind, const ls_csr *A,
         st = setup_jacobi(P, A, msg, msglen);
     else if (kind == LS_PRECOND_ILU0)
         st = setup_ilu0(P, A, perturb, msg, msglen);
+    else if (kind == LS_PRECOND_ILUT)
+        st = ls_csr_ilut_setup(P, A, 1e-4, 10, msg, msglen);
     if (st)
         ls_csr_precond_free(P);
     return st;
@@ -156,6 +158,8 @@ void ls_csr_precond_apply(const ls_csr_precond *P, const double *r, double *z)
                 s -= lu[p] * z[A->col_idx[p]];
             z[i] = s / lu[P->diag[i]];
         }
+    } else if (P->kind == LS_PRECOND_ILUT) {
+        ls_csr_ilut_apply(P, r, z);
     } else if (z != r) {
         memcpy(z, r, sizeof(double) * (size_t)n);
     }
@@ -168,5 +172,7 @@ void ls_csr_precond_free(ls_csr_precond *P)
     free(P->inv_diag);
     free(P->lu);
     free(P->diag);
+    free(P->l_ptr), free(P->l_idx), free(P->l_val);
+    free(P->u_ptr), free(P->u_idx), free(P->u_val), free(P->u_diag);
     memset(P, 0, sizeof *P);
 }
