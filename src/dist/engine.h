@@ -37,6 +37,10 @@ typedef struct ls_dist_engine {
     void (*lacpy)(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *B, int ldb);
     /* optional: releases context; NULL means nothing to release */
     void (*destroy)(void *ctx);
+    /* optional: LAPACK's getrf on a local m x n block (ipiv 1-based, the
+     * return is LAPACK's info); a panel that one rank holds whole is
+     * factored by it at BLAS-3 speed. NULL: column by column. */
+    int (*getrf)(void *ctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv);
 } ls_dist_engine;
 
 /* The CPU engine (CBLAS); static, nothing to destroy. */

@@ -97,9 +97,26 @@ static void cpu_lacpy(void *ctx, ls_precision p, int m, int n, const void *A, in
         memcpy(b + (size_t)j * (size_t)ldb * es, a + (size_t)j * (size_t)lda * es, (size_t)m * es);
 }
 
+/* LAPACK's own getrf (in OpenBLAS): recursive, BLAS-3. */
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+
+static int cpu_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv)
+{
+    (void)ctx;
+    int info = 0;
+    if (m <= 0 || n <= 0)
+        return 0;
+    if (p == LS_DOUBLE)
+        dgetrf_(&m, &n, (double *)A, &lda, ipiv, &info);
+    else
+        sgetrf_(&m, &n, (float *)A, &lda, ipiv, &info);
+    return info;
+}
+
 static const ls_dist_engine cpu_engine = {
     LS_DIST_ENGINE_API_VERSION, "cpu (CBLAS)", NULL, cpu_gemm_sub, cpu_trsm, cpu_ger_sub,
-    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL,
+    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL, cpu_getrf,
 };
 
 const ls_dist_engine *ls_dist_engine_cpu(void) { return &cpu_engine; }

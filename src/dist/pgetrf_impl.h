@@ -110,6 +110,21 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
     ls_dist_pivot_head *hin = (ls_dist_pivot_head *)w->rec[0];
     REAL *cin = (REAL *)(hin + 1);
     hdr[0] = 0;
+    if (np == 1 && e->getrf) {
+        /* One process row: the rank holds the whole panel, so no pivot
+         * message is needed and LAPACK's recursive getrf factors it (the
+         * pivots land in hdr[1..jb], 1-based from the panel's first row). */
+        const int ls0 = ls_dist_count(ia0 + j0, nb, me, rsrc, np);
+        REAL *pan = A + (size_t)lc * (size_t)lld;
+        int inf = e->getrf(e->context, PREC_, r_end - ls0, jb, pan + ls0, lld, hdr + 1);
+        if (inf < 0)
+            return ls_dist_fail(g, LS_EINTERNAL, "local getrf refused argument %d", -inf);
+        if (inf > 0)
+            hdr[0] = j0 + inf;
+        for (int c = 0; c < jb; ++c)
+            hdr[1 + c] = (int)ls_dist_l2g(ls0 + hdr[1 + c] - 1, nb, me, rsrc, np) - ia0;
+        return 0;
+    }
     for (int c = 0; c < jb; ++c) {
         const int gj = ia0 + j0 + c;
         const int ls = ls_dist_count(gj, nb, me, rsrc, np);
