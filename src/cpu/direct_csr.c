@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "krylov_csr.h"
 #include "linsolve.h"
 
 #ifdef LS_HAVE_UMFPACK
@@ -109,29 +110,9 @@ static int check_input(const ls_csr *A, int nrhs, const double *B, int64_t ldb, 
                  (long long)(ldb < n ? ldb : ldx), (long long)n);
         return LS_EINVAL;
     }
-    if (A->row_ptr[0] != 0 || A->row_ptr[n] != A->nnz) {
-        snprintf(msg, len, "A: row_ptr must run from 0 to nnz = %lld", (long long)A->nnz);
-        return LS_EINVAL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        if (A->row_ptr[i + 1] < A->row_ptr[i]) {
-            snprintf(msg, len, "A: row_ptr decreases at row %lld", (long long)(i + 1));
-            return LS_EINVAL;
-        }
-        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++) {
-            int64_t c = A->col_idx[p];
-            if (c < 0 || c >= n || (p > A->row_ptr[i] && c <= A->col_idx[p - 1])) {
-                snprintf(msg, len,
-                         "A: row %lld has column indices out of range or not increasing",
-                         (long long)(i + 1));
-                return LS_EINVAL;
-            }
-            if (!isfinite(A->val[p])) {
-                snprintf(msg, len, "A: non-finite value in row %lld", (long long)(i + 1));
-                return LS_ENONFINITE;
-            }
-        }
-    }
+    int st = ls_csr_check(A, msg, len);
+    if (st)
+        return st;
     for (int j = 0; j < nrhs; j++)
         for (int64_t i = 0; i < n; i++)
             if (!isfinite(B[(size_t)j * (size_t)ldb + (size_t)i])) {

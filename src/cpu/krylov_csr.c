@@ -95,8 +95,8 @@ static double pow2_inverse(double amax)
     return ldexp(1.0, -e);
 }
 
-/* A's structure and values: what the methods rely on. */
-static int check_matrix(const ls_csr *A, char *msg, size_t len)
+/* A's structure and values: what the Krylov methods and UMFPACK rely on. */
+int ls_csr_check(const ls_csr *A, char *msg, size_t len)
 {
     int64_t n = A->n_rows;
     if (A->row_ptr[0] != 0 || A->row_ptr[n] != A->nnz) {
@@ -162,7 +162,7 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
                  o->ilut_tol, o->ilut_fill);
         return LS_EINVAL;
     }
-    int st = check_matrix(A, msg, len);
+    int st = ls_csr_check(A, msg, len);
     if (st)
         return st;
     for (int64_t i = 0; i < A->n_rows; i++)

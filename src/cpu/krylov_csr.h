@@ -46,6 +46,9 @@ typedef struct ls_csr_colperm {
 } ls_csr_colperm;
 
 /* 1 when some a_ii is not stored or is zero. */
+/* row_ptr 0..nnz non-decreasing, columns in range and strictly increasing
+ * within a row, values finite: LS_EINVAL / LS_ENONFINITE with a message. */
+int ls_csr_check(const ls_csr *A, char *msg, size_t len);
 int ls_csr_needs_transversal(const ls_csr *A);
 /* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
  * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */
