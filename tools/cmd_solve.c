@@ -497,14 +497,7 @@ int ls_cmd_solve(int argc, char **argv)
     }
     /* With X on stdout, stdout carries X alone: the report moves to stderr. */
     FILE *report = ls_cli_is_stream(args.out_path) ? stderr : stdout;
-    if (res.exit_code != LS_EXIT_OK) {
-        char plain[sizeof res.message];
-        fprintf(stderr, "linsolve: %s\n", ls_cli_message(res.message, plain, sizeof plain));
-    }
-    if (args.json)
-        solve_result_print_json(report, &res);
-    else if (!args.quiet)
-        solve_result_print_human(report, &res);
+    solve_result_emit(report, &res, args.json, args.quiet);
     int code = res.exit_code;
     if (res.have_rep)
         ls_report_clear(&res.rep);

@@ -340,16 +340,8 @@ static int dist_main(int argc, char **argv)
         code = res.exit_code;
         MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
-    if (rank == 0) {
-        if (res.exit_code != LS_EXIT_OK) {
-            char plain[sizeof res.message];
-            fprintf(stderr, "linsolve: %s\n", ls_cli_message(res.message, plain, sizeof plain));
-        }
-        if (a.json)
-            solve_result_print_json(stdout, &res);
-        else if (!a.quiet)
-            solve_result_print_human(stdout, &res);
-    }
+    if (rank == 0)
+        solve_result_emit(stdout, &res, a.json, a.quiet);
     free(X);
     ls_matrix_free(&A);
     if (a.b_path)

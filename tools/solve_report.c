@@ -208,3 +208,15 @@ void solve_result_print_human(FILE *out, const solve_result *r)
         fprintf(out, "  message    %s\n",
                 ls_cli_message(r->message[0] ? r->message : rep->message, plain, sizeof plain));
 }
+
+void solve_result_emit(FILE *report, const solve_result *r, int json, int quiet)
+{
+    if (r->exit_code != LS_EXIT_OK) {
+        char plain[sizeof r->message];
+        fprintf(stderr, "linsolve: %s\n", ls_cli_message(r->message, plain, sizeof plain));
+    }
+    if (json)
+        solve_result_print_json(report, r);
+    else if (!quiet)
+        solve_result_print_human(report, r);
+}

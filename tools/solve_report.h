@@ -44,5 +44,8 @@ void solve_result_judge(solve_result *r, int st, ls_context *ctx, const ls_matri
                         const ls_matrix *B, const double *X);
 void solve_result_print_json(FILE *out, const solve_result *r);
 void solve_result_print_human(FILE *out, const solve_result *r);
+/* The end of a solve: a failure's message on stderr, then the report on
+ * `report` as JSON or text (none when quiet). */
+void solve_result_emit(FILE *report, const solve_result *r, int json, int quiet);
 
 #endif
