@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dropin.h"
+#include "../../lapack_dropin/shadow.h"
 
 typedef struct lss_cached {
     struct lss_cached *next;
@@ -112,17 +113,7 @@ static const char *const routine_names[3][2] = {
 };
 static _Atomic(void *) resolved[3][2];
 
-static int is_ours(void *sym)
-{
-    Dl_info where, self;
-    if (!dladdr(sym, &where) || !dladdr((void *)&is_ours, &self))
-        return 1; /* cannot tell: do not risk a loop */
-    if (where.dli_fbase == self.dli_fbase)
-        return 1;
-    const char *base = where.dli_fname ? strrchr(where.dli_fname, '/') : NULL;
-    base = base ? base + 1 : where.dli_fname;
-    return base && strncmp(base, "liblinsolve_scalapack", 21) == 0;
-}
+static int is_ours(void *sym) { return ls_dropin_is_ours(sym, "liblinsolve_scalapack"); }
 
 void *lss_system_routine(lss_op op, ls_precision prec)
 {
