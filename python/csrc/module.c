@@ -3,8 +3,6 @@
  * dtypes and exception classes is left to the Python half (_api.py). */
 #include "lsx.h"
 
-#include <dlfcn.h>
-
 /* Raised with (status, index, message, where) for a failure that has no
  * result to carry; linsolve turns it into the exception the status means. */
 PyObject *lsx_error;
@@ -71,22 +69,8 @@ static struct PyModuleDef moddef = {
     NULL, NULL, NULL, module_free,
 };
 
-/* liblinsolve dlopen's its backend plugins, and a plugin may resolve
- * symbols of liblinsolve that it does not link itself (the OpenCL one).
- * Python opened this module RTLD_LOCAL, and liblinsolve with it, where no
- * later dlopen looks; opening liblinsolve again RTLD_GLOBAL puts it in the
- * global scope, as it is for a program linked against it. The handle is
- * kept: the library stays loaded as long as this module anyway. */
-static void library_to_global_scope(void)
-{
-    Dl_info info;
-    if (dladdr((void *)&ls_strerror, &info) && info.dli_fname)
-        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-}
-
 PyMODINIT_FUNC PyInit__core(void)
 {
-    library_to_global_scope();
     PyObject *m = PyModule_Create(&moddef);
     if (!m)
         return NULL;
