@@ -29,6 +29,7 @@ static void lsc_destroy(void *bctx)
     cudaSetDevice(c->device);
     lsc_graphs_free(c);
     cudaFree(c->gesv_ws);
+    lsc_stage_free(c);
     lsc_lookahead_free(c);
     lsc_mixed_ws_free(c);
     cudaFree(c->lu_ws);

@@ -37,6 +37,7 @@ typedef struct ls_cuda_ctx {
     unsigned ws_gen;           /* bumped whenever a workspace a graph may hold moves */
     void *gesv_ws;             /* the host-array gesv's device copy of A, B, ipiv, info */
     size_t gesv_ws_bytes;      /* (kept up to LSC_GESV_KEEP bytes between calls) */
+    struct lsc_stage *stage;   /* pinned staging for host-array copies (host_stage.c; lazy) */
     struct lsc_mixed_ws *mixed_ws; /* ls_dsgesv's device buffers, kept between solves (mixed_cuda.c; lazy) */
 } ls_cuda_ctx;
 
@@ -170,6 +171,14 @@ typedef int (*lsc_enqueue_fn)(void *arg, char *err, size_t errlen);
 int lsc_graph_run(ls_cuda_ctx *c, const uintptr_t key[LSC_GRAPH_KEY], lsc_enqueue_fn fn,
                   void *arg, char *err, size_t errlen);
 void lsc_graphs_free(ls_cuda_ctx *c);
+/* Column-major blocks (cols columns of width bytes, leading dimensions in
+ * bytes) between host and device through pinned staging, on c->stream; d2h
+ * returns when the host copy is complete (host_stage.c). */
+int lsc_stage_h2d(ls_cuda_ctx *c, void *dst, size_t ldd, const void *src, size_t lds,
+                  size_t width, size_t cols, char *err, size_t errlen);
+int lsc_stage_d2h(ls_cuda_ctx *c, void *dst, size_t ldd, const void *src, size_t lds,
+                  size_t width, size_t cols, char *err, size_t errlen);
+void lsc_stage_free(ls_cuda_ctx *c);
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The backend's getrf slot: host arrays. */
