@@ -7,7 +7,7 @@
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
-#   profile_lu (PROFILE_N), refine_cuda, opencl_nvidia, variants (VARIANTS,
+#   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, opencl_nvidia, variants (VARIANTS,
 #   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
 #   python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
@@ -62,7 +62,8 @@ export OMP_WAIT_POLICY=PASSIVE
 BUILDLOG="$OUTD/build.txt"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON -DLS_WITH_OPENCL=ON \
   -DLS_CUDA_ARCHITECTURES=90 -DLS_WERROR=OFF -DLS_MATRICES_DIR="$ROOT/.matrices" \
-  -DCMAKE_CUDA_COMPILER="$NVCC" >"$BUILDLOG" 2>&1 || say "configure FAILED"
+  -DCMAKE_CUDA_COMPILER="$NVCC" ${L:+-DLS_LAPACK_TESTDIR="$L/lapack"} >"$BUILDLOG" 2>&1 ||
+  say "configure FAILED"
 run build 240 "$BUILDLOG" cmake --build "$BUILD" -j "$(nproc)" || { tail -30 "$BUILDLOG"; }
 grep -E "linsolve: CUDA=|LAPACKE" "$BUILDLOG" | head -3 | tee -a "$SUM"
 LS="$BUILD/bin/linsolve"
@@ -232,6 +233,21 @@ if want crossover; then
     "$BUILD" "$OUTD/lapack-crossover.csv"
   tail -4 "$OUTD/lapack-crossover-log.txt" | tee -a "$SUM"
   cat "$OUTD/lapack-crossover.csv" 2>/dev/null | tee -a "$SUM"
+fi
+# Where the drop-in's time goes around n = 2048: the crossover program on
+# the GPU path alone under variants (staging off, graphs off, recursive
+# driver), one line per variant and n (ms, median of 5).
+if want crossover_variants; then
+  V="$OUTD/crossover-variants.txt"
+  for v in default LS_CUDA_STAGE=0 LS_CUDA_GRAPH=0 LS_CUDA_LU_DRIVER=recursive; do
+    for p in d s; do
+      echo "## $v $p" >>"$V"
+      run "crossover_$v" 60 "$V" env ${v/default/LS_DEFAULT=1} \
+        LD_PRELOAD="$BUILD/lib/liblinsolve_lapack.so" LS_LAPACK_BACKEND=cuda LS_LAPACK_MIN_N=0 \
+        "$BUILD/bin/lapack_crossover" $p 5 ${CROSS_VARIANT_SIZES:-1024 1536 2048 3072 4096}
+    done
+  done
+  cat "$V" | tee -a "$SUM"
 fi
 # Batched solves: their CUDA tests, then bench --batched (issue 12's CSV).
 if want batched; then

@@ -32,11 +32,14 @@ void lsc_stage_free(ls_cuda_ctx *c)
 }
 
 /* The staging buffers, made on first use; NULL when pinned memory cannot be
- * had (the caller then copies from pageable memory). */
+ * had or LS_CUDA_STAGE=0 (the caller then copies from pageable memory). */
 static struct lsc_stage *stage_get(ls_cuda_ctx *c)
 {
     if (c->stage)
         return c->stage;
+    const char *off = getenv("LS_CUDA_STAGE");
+    if (off && !strcmp(off, "0"))
+        return NULL;
     struct lsc_stage *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
