@@ -134,7 +134,8 @@ static int run_linsolve(lsl_args *x, ls_context *ctx)
 /* The arrays a call may overwrite, so that a device that fails half-way
  * leaves the inputs intact for the system LAPACK. */
 typedef struct saved {
-    void *a, *b;
+    void *mem, *a, *b; /* a and b inside mem */
+    int owned;
 } saved;
 
 static void copy_cols(void *dst, int ldd, const void *src, int lds, int rows, int cols,
@@ -145,18 +146,18 @@ static void copy_cols(void *dst, int ldd, const void *src, int lds, int rows, in
                (const char *)src + (size_t)j * (size_t)lds * es, (size_t)rows * es);
 }
 
-static int save(const lsl_args *x, saved *s)
+static int save(const lsl_args *x, lsl_path path, saved *s)
 {
     size_t es = x->prec == LS_SINGLE ? sizeof(float) : sizeof(double);
     int rows = x->op == LSL_GETRF ? x->m : x->n;
     int acols = x->op == LSL_GETRS ? 0 : x->n, bcols = x->op == LSL_GETRF ? 0 : x->nrhs;
-    s->a = acols ? malloc((size_t)rows * (size_t)acols * es) : NULL;
-    s->b = bcols ? malloc((size_t)x->n * (size_t)bcols * es) : NULL;
-    if ((acols && rows && !s->a) || (bcols && x->n && !s->b)) {
-        free(s->a);
-        free(s->b);
+    size_t a_bytes = (size_t)rows * (size_t)acols * es;
+    size_t b_bytes = (size_t)x->n * (size_t)bcols * es;
+    s->mem = lsl_save_buffer(path, a_bytes + b_bytes, &s->owned);
+    if (!s->mem)
         return -1;
-    }
+    s->a = acols ? s->mem : NULL;
+    s->b = bcols ? (char *)s->mem + a_bytes : NULL;
     if (s->a)
         copy_cols(s->a, rows, x->a, x->lda, rows, acols, es);
     if (s->b)
@@ -193,8 +194,8 @@ static lsl_path try_linsolve(lsl_args *x, lsl_path path)
     int gpu = path != LSL_PATH_CPU;
     if (!gpu)
         lsl_note_cpu_lu();
-    saved s = {NULL, NULL};
-    if (gpu && save(x, &s)) {
+    saved s = {NULL, NULL, NULL, 0};
+    if (gpu && save(x, path, &s)) {
         lsl_context_release(path);
         return LSL_PATH_SYSTEM; /* no memory for the safety copy */
     }
@@ -214,9 +215,9 @@ static lsl_path try_linsolve(lsl_args *x, lsl_path path)
         else
             lsl_context_disable(path, why);
     }
+    if (s.owned)
+        free(s.mem);
     lsl_context_release(path);
-    free(s.a);
-    free(s.b);
     if (st < 0)
         return LSL_PATH_SYSTEM;
     *x->info = st;

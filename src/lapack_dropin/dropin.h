@@ -63,6 +63,9 @@ const lsl_config *lsl_config_get(void);
  * time). */
 ls_context *lsl_context_acquire(lsl_path path);
 void lsl_context_release(lsl_path path);
+/* A buffer of at least `bytes` for one call's safety copy, valid while the
+ * path's context is held; free it only when *owned is set. NULL: no memory. */
+void *lsl_save_buffer(lsl_path path, size_t bytes, int *owned);
 /* A device failure: stop using that context in this process. */
 void lsl_context_disable(lsl_path path, const char *why);
 /* This thread ran linsolve's CPU LU (OpenMP): see config.c on fork. */
