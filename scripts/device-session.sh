@@ -7,7 +7,7 @@
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
-#   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, opencl_nvidia, variants (VARIANTS,
+#   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, batched_variants, opencl_nvidia, variants (VARIANTS,
 #   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
 #   python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
@@ -258,6 +258,21 @@ if want batched; then
   run batched_bench 300 "$OUTD/batched-vs-cublas.txt" "$LS" bench --batched \
     --repeat "${BATCHED_REPEAT:-5}" --csv "$OUTD/batched-vs-cublas.csv"
   cat "$OUTD/batched-vs-cublas.csv" 2>/dev/null | tee -a "$SUM"
+fi
+# The batched factor kernels against each other where they overlap (the
+# crossovers in batched.c come from this): the bench's sweep from n = 64
+# under each forced path and panel width.
+if want batched_variants; then
+  V="$OUTD/batched-variants.txt"
+  for v in LS_CUDA_BATCHED_PATH=smem LS_CUDA_BATCHED_PATH=cublas \
+           "LS_CUDA_BATCHED_PATH=blocked LS_CUDA_BATCHED_JB=8" \
+           "LS_CUDA_BATCHED_PATH=blocked LS_CUDA_BATCHED_JB=16" \
+           "LS_CUDA_BATCHED_PATH=blocked LS_CUDA_BATCHED_JB=32"; do
+    echo "## $v" >>"$V"
+    run "batched_${v// /_}" 90 "$V" env $v "$LS" bench --batched --no-cusolver --repeat 3 \
+      --sizes "${BATCHED_VARIANT_SIZES:-64,128,256,512,1024}" --format csv
+  done
+  grep -v "^#" "$V" | tee -a "$SUM"
 fi
 # The same timings from an older source tree (OLD_SRC, e.g. a git archive of
 # the commit before a refactor) and this one, alternated twice in one call:

@@ -1,8 +1,12 @@
 /* The CUDA backend's batched getrf / getrs / gesv (the `batched` slot,
  * core/batched.h). Kernels by order n:
  *   n <= 32           a matrix per warp segment, in registers (k_batched_warp.cu)
- *   n <= 256, fits    a matrix per block, in shared memory (k_batched_smem.cu)
- *   larger            cuBLAS getrfBatched, then our batched getrs
+ *   n < 128, fits     a matrix per block, in shared memory (k_batched_smem.cu)
+ *   larger            by panels with cuBLAS's batched GEMM (batched_blocked.c),
+ *                     then our batched getrs; cuBLAS getrfBatched where no
+ *                     panel fits shared memory
+ * LS_CUDA_BATCHED_PATH=warp|smem|blocked|cublas forces a kernel where it
+ * can run (for measurements).
  * gesv is one pass over A and B where the kernel can hold the right-hand
  * sides too; otherwise getrf then getrs, the latter skipping systems whose
  * info is nonzero so that their B is kept. Host arrays are copied to the
@@ -10,6 +14,7 @@
 #include "batched_cuda.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/batched.h"
@@ -72,6 +77,28 @@ done:
     return st;
 }
 
+/* From this order the panels beat a block per whole matrix. */
+#define LSC_BBLK_MIN_N 128
+
+enum { PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS };
+
+static int factor_path(int dbl, int n, size_t optin)
+{
+    int can[4] = {n <= LSK_BWARP_MAXN,
+                  n <= LSK_BSMEM_MAXN && lsk_bsmem_bytes(dbl, n, 0) <= optin,
+                  lsc_bblk_width(dbl, n, optin) > 0, 1};
+    static const char *const names[4] = {"warp", "smem", "blocked", "cublas"};
+    const char *e = getenv("LS_CUDA_BATCHED_PATH");
+    for (int p = 0; e && p < 4; p++)
+        if (!strcmp(e, names[p]) && can[p])
+            return p;
+    if (can[PATH_WARP])
+        return PATH_WARP;
+    if (can[PATH_SMEM] && n < LSC_BBLK_MIN_N)
+        return PATH_SMEM;
+    return can[PATH_BLOCKED] ? PATH_BLOCKED : can[PATH_SMEM] ? PATH_SMEM : PATH_CUBLAS;
+}
+
 /* The work on device arrays, queued on the context's stream. */
 static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipiv, void *B,
                       int *info, char *err, size_t errlen)
@@ -94,8 +121,8 @@ static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipi
         return 0;
     }
     /* which factor kernel, and whether it solves too */
-    int warp = n <= LSK_BWARP_MAXN;
-    int smem = !warp && n <= LSK_BSMEM_MAXN && lsk_bsmem_bytes(dbl, n, 0) <= optin;
+    int path = factor_path(dbl, n, optin);
+    int warp = path == PATH_WARP, smem = path == PATH_SMEM;
     int in_pass = (warp && fused <= LSK_BWARP_MAXRHS) ||
                   (smem && lsk_bsmem_bytes(dbl, n, fused) <= optin);
     int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
@@ -113,6 +140,8 @@ static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipi
         LSC_CUDA(lsk_bwarp_lu(dbl, &s, nr, c->stream));
     else if (smem)
         LSC_CUDA(lsk_bsmem_lu(dbl, &s, nr, optin, c->stream));
+    else if (path == PATH_BLOCKED)
+        LSC_TRY(lsc_bblk_getrf(c, dbl, &s, optin, err, errlen));
     else
         LSC_TRY(getrf_cublas(c, dbl, &s, err, errlen));
     if (later)

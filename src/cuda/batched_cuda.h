@@ -13,6 +13,13 @@ struct ls_batched_job;
  * job->device, device arrays on the context's stream. */
 int lsc_batched(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 
+struct lsk_bstack;
+/* getrf of a column- or row-major stack by panels (batched_blocked.c);
+ * ipiv required. lsc_bblk_width: its panel width for n, 0 if none fits. */
+int lsc_bblk_getrf(ls_cuda_ctx *c, int dbl, const struct lsk_bstack *s, size_t optin, char *err,
+                   size_t errlen);
+int lsc_bblk_width(int dbl, int n, size_t optin);
+
 #ifdef __cplusplus
 }
 #endif
