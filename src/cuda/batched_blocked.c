@@ -10,18 +10,15 @@
 
 #include "k_batched_blocked.h"
 
-/* Panels up to this much shared memory leave room for two blocks an SM. */
-#define LSC_BBLK_SMEM_TARGET ((size_t)100 << 10)
-
 int lsc_bblk_width(int dbl, int n, size_t optin)
 {
     const char *e = getenv("LS_CUDA_BATCHED_JB"); /* measurements only */
     int want = e ? atoi(e) : 0;
     if ((want == 8 || want == 16 || want == 32) && lsk_bblk_panel_bytes(dbl, n, want) <= optin)
         return want;
-    for (int jb = LSK_BBLK_MAXJB; jb >= 8; jb /= 2)
-        if (lsk_bblk_panel_bytes(dbl, n, jb) <= LSC_BBLK_SMEM_TARGET)
-            return jb;
+    /* The widest that fits: fewer passes of row moves and GEMM over the
+     * stack beat more blocks an SM (H100: jb 32 at one block an SM ran
+     * n = 512 FP64 in 29 ms, jb 16 at three in 39; batched-variants.txt). */
     for (int jb = LSK_BBLK_MAXJB; jb >= 8; jb /= 2)
         if (lsk_bblk_panel_bytes(dbl, n, jb) <= optin)
             return jb;

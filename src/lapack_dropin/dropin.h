@@ -18,9 +18,10 @@
 
 #define LSL_EXPORT __attribute__((visibility("default")))
 
-/* Provisional: a conservative guess until the H100 crossover sweep (system
- * LAPACK against linsolve's GPU path, transfers included) measures it. */
-#define LSL_DEFAULT_MIN_N 512
+/* The H100 crossover (bench/results/h100/lapack-crossover.csv): the GPU
+ * path, transfers included, beats 16-core OpenBLAS at every n >= 128 in
+ * both precisions (FP64 already from 64). */
+#define LSL_DEFAULT_MIN_N 128
 
 typedef enum lsl_op { LSL_GESV, LSL_GETRF, LSL_GETRS } lsl_op;
 
