@@ -7,7 +7,8 @@
 # Environment: BUDGET_S (seconds for the whole script, default 540),
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
-#   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, batched_variants, opencl_nvidia, variants (VARIANTS,
+#   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, batched_variants,
+#   profile_batched (PROFILE_BATCHED="256:double 128:double"), opencl_nvidia, variants (VARIANTS,
 #   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
 #   python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
@@ -273,6 +274,30 @@ if want batched_variants; then
       --sizes "${BATCHED_VARIANT_SIZES:-64,128,256,512,1024}" --format csv
   done
   grep -v "^#" "$V" | tee -a "$SUM"
+fi
+# Where a batched solve's time goes: every kernel of one bench case under
+# ncu (ours and cuBLAS's getrfBatched peer, each a warm-up and one timed
+# run), summed by name.
+if want profile_batched; then
+  NCU=$(command -v ncu || ls "$CUDA_DIR"/bin/ncu 2>/dev/null)
+  for pn in ${PROFILE_BATCHED:-256:double}; do
+    run "profile_batched_$pn" 150 "$OUTD/profile_batched_$pn.csv" "$NCU" \
+      --metrics gpu__time_duration.sum --csv --print-units base "$LS" bench --batched \
+      --sizes "${pn%%:*}" --precision "${pn##*:}" --repeat 1 --no-cusolver --format csv
+    python3 - "$OUTD/profile_batched_$pn.csv" <<'PY' | tee -a "$SUM"
+import csv, sys, collections
+rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
+tot, cnt = collections.Counter(), collections.Counter()
+for r in csv.DictReader(rows):
+    if r.get("Metric Name") == "gpu__time_duration.sum":
+        k = r["Kernel Name"].split("(")[0][:70]
+        tot[k] += float(r["Metric Value"].replace(",", "")); cnt[k] += 1
+all_ns = sum(tot.values())
+print("kernel time by name, %s: total %.3f ms in %d kernels" % (sys.argv[1], all_ns / 1e6, sum(cnt.values())))
+for k, v in tot.most_common(14):
+    print("%-70s %6d launches %10.3f ms %5.1f %%" % (k, cnt[k], v / 1e6, 100 * v / all_ns))
+PY
+  done
 fi
 # The same timings from an older source tree (OLD_SRC, e.g. a git archive of
 # the commit before a refactor) and this one, alternated twice in one call:
