@@ -54,6 +54,8 @@ int lsc_bblk_getrf(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, size_t optin, c
 {
     int st = 0, n = s->n, rowmajor = s->a_rs != 1;
     int jbmax = lsc_bblk_width(dbl, n, optin), mstride = 1 + 4 * jbmax;
+    int npanels = jbmax ? (n + jbmax - 1) / jbmax : 0;
+    size_t per_panel = (size_t)mstride * (size_t)s->batch;
     int *moves = NULL;
     lsk_bstack cm = *s; /* the column-major view */
     if (jbmax == 0)
@@ -62,20 +64,22 @@ int lsc_bblk_getrf(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, size_t optin, c
         cm.a_rs = 1;
         cm.a_cs = s->a_rs;
     }
-    LSC_TRY(lsc_tmp_alloc(c, (void **)&moves, sizeof(int) * (size_t)mstride * (size_t)s->batch,
-                          err, errlen));
+    /* every panel's moves: the left-hand columns take them all at the end */
+    LSC_TRY(lsc_tmp_alloc(c, (void **)&moves, sizeof(int) * per_panel * (size_t)npanels, err,
+                          errlen));
     if (rowmajor)
         LSC_CUDA(lsk_btranspose(dbl, n, s->A, cm.a_cs, s->sA, s->batch, c->stream));
     LSC_CUDA(lsk_bzero_info(s->info, s->batch, c->stream));
-    for (int j0 = 0; j0 < n; j0 += jbmax) {
-        int jb = n - j0 < jbmax ? n - j0 : jbmax;
-        LSC_CUDA(lsk_bblk_panel(dbl, &cm, j0, jb, moves, mstride, c->stream));
-        LSC_CUDA(lsk_bblk_moves(dbl, &cm, j0, jb, moves, mstride, c->stream));
+    for (int p = 0; p < npanels; p++) {
+        int j0 = p * jbmax, jb = n - j0 < jbmax ? n - j0 : jbmax;
+        int *mv = moves + (size_t)p * per_panel;
+        LSC_CUDA(lsk_bblk_panel(dbl, &cm, j0, jb, mv, mstride, c->stream));
         if (j0 + jb < n) {
-            LSC_CUDA(lsk_bblk_trsm(dbl, &cm, j0, jb, c->stream));
+            LSC_CUDA(lsk_bblk_right(dbl, &cm, j0, jb, mv, mstride, c->stream));
             LSC_TRY(update(c, dbl, &cm, j0, jb, err, errlen));
         }
     }
+    LSC_CUDA(lsk_bblk_left(dbl, &cm, jbmax, moves, mstride, c->stream));
     if (rowmajor)
         LSC_CUDA(lsk_btranspose(dbl, n, s->A, cm.a_cs, s->sA, s->batch, c->stream));
 done:

@@ -1,16 +1,21 @@
 /* Batched blocked LU for the orders where a block per whole matrix no
  * longer pays (n >= 128): right-looking, a panel of jb columns a step, each
- * step a few launches over the whole stack (the GEMM is cuBLAS's, in
+ * step three launches over the whole stack (the GEMM is cuBLAS's, in
  * batched_blocked.c):
  *   panel  a block a matrix: the (n - j0) x jb panel in shared memory,
  *          factored one column a step in LAPACK getf2's order (idamax's
  *          pivot and NaN rule, reciprocal above sfmin), written back with
  *          its rows exchanged, and its interchanges as a list of row moves
  *          (at most 2 jb rows change place);
- *   moves  the same row moves on the columns left and right of the panel,
- *          a warp a column: all sources read before any destination is
- *          written, so the moves need no order;
- *   trsm   U12 = L11^-1 A12, a thread a column, L11 in shared memory.
+ *   right  a warp a column right of the panel: the panel's row moves (all
+ *          sources read before any destination is written, so the moves
+ *          need no order), then U12 = L11^-1 A12 on the column's jb rows,
+ *          a lane a row, L11 in shared memory;
+ * and after the last panel
+ *   left   a block a matrix: the moves of every later panel composed into
+ *          one gather per column of L, through shared memory, so each
+ *          column is read and written once, coalesced (a moved element of a
+ *          column-major matrix is otherwise a 32-byte sector for 8 bytes).
  * Stacks are column-major here (the driver transposes row-major ones). */
 #include <cuda_runtime.h>
 
@@ -120,22 +125,25 @@ k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
     }
 }
 
-/* A warp a column outside [j0, j0 + jb); at most 2 jb <= 64 moves, two a
- * lane. */
+/* A warp a column right of the panel: its row moves, at most 2 jb <= 64
+ * (two a lane), then the unit lower solve of its rows j0 .. j0 + jb. */
 template <typename T>
-__global__ void __launch_bounds__(LSK_BBLK_THREADS)
-k_bblk_moves(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
+__global__ void __launch_bounds__(LSK_BBLK_RIGHT_THREADS)
+k_bblk_right(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
 {
+    __shared__ T L[LSK_BBLK_MAXJB * LSK_BBLK_MAXJB];
     const long long sys = blockIdx.x, lda = st.a_cs;
+    T *A = (T *)st.A + sys * st.sA;
+    for (int e = threadIdx.x; e < jb * jb; e += blockDim.x)
+        L[e] = A[j0 + e % jb + (long long)(j0 + e / jb) * lda];
+    __syncthreads();
     const int lane = threadIdx.x & 31;
-    int c = (int)(blockIdx.y * (blockDim.x / 32) + threadIdx.x / 32);
-    if (c >= st.n - jb)
+    const int c = j0 + jb + (int)(blockIdx.y * (blockDim.x / 32) + threadIdx.x / 32);
+    if (c >= st.n)
         return;
-    if (c >= j0)
-        c += jb;
+    T *col = A + (long long)c * lda;
     const int *mv = moves + sys * mstride;
     const int cnt = mv[0];
-    T *col = (T *)st.A + sys * st.sA + (long long)c * lda;
     int d0 = -1, d1 = -1;
     T v0 = 0, v1 = 0;
     if (lane < cnt)
@@ -147,37 +155,56 @@ k_bblk_moves(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
         col[d0] = v0;
     if (d1 >= 0)
         col[d1] = v1;
+    __syncwarp();
+    T x = lane < jb ? col[j0 + lane] : (T)0;
+    for (int k = 0; k < jb - 1; k++) {
+        T xk = __shfl_sync(LSK_FULL_MASK, x, k);
+        if (lane > k && lane < jb)
+            x -= L[lane + k * jb] * xk;
+    }
+    if (lane < jb)
+        col[j0 + lane] = x;
 }
 
-/* U12 = L11^-1 A12: a thread a column c of A12, jb <= JB rows in registers. */
-template <typename T, int JB>
-__global__ void __launch_bounds__(LSK_BBLK_TRSM_THREADS)
-k_bblk_trsm(lsk_bstack st, int j0, int jb)
+/* A block a matrix, after the last panel: the columns of panel q take the
+ * row moves of panels q+1 .. last, composed backwards into perm (final row
+ * i of those columns comes from row perm[i]). Panel p's moves start at
+ * moves + (p * batch + system) * mstride. */
+template <typename T>
+__global__ void __launch_bounds__(LSK_BBLK_THREADS)
+k_bblk_left(lsk_bstack st, int jb, int npanels, const int *moves, int mstride)
 {
-    __shared__ T L[JB * JB];
+    extern __shared__ unsigned char bl_raw[];
+    const int n = st.n, tid = threadIdx.x, nt = blockDim.x;
+    T *buf = (T *)bl_raw;
+    int *perm = (int *)(buf + n), *sp = perm + n;
     const long long sys = blockIdx.x, lda = st.a_cs;
-    const T *A = (const T *)st.A + sys * st.sA;
-    for (int e = threadIdx.x; e < jb * jb; e += blockDim.x)
-        L[e] = A[j0 + e % jb + (long long)(j0 + e / jb) * lda];
-    __syncthreads();
-    const int c = j0 + jb + (int)(blockIdx.y * blockDim.x + threadIdx.x);
-    if (c >= st.n)
-        return;
-    T *x = (T *)st.A + sys * st.sA + j0 + (long long)c * lda;
-    T r[JB];
-#pragma unroll
-    for (int i = 0; i < JB; i++)
-        r[i] = i < jb ? x[i] : (T)0;
-#pragma unroll
-    for (int k = 0; k < JB; k++)
-#pragma unroll
-        for (int i = k + 1; i < JB; i++)
-            if (i < jb)
-                r[i] -= L[i + k * jb] * r[k];
-#pragma unroll
-    for (int i = 0; i < JB; i++)
-        if (i < jb)
-            x[i] = r[i];
+    T *A = (T *)st.A + sys * st.sA;
+    for (int i = tid; i < n; i += nt)
+        perm[i] = i;
+    for (int p = npanels - 1; p >= 1; p--) {
+        const int r0 = p * jb; /* panel p moves rows >= r0 only */
+        const int *mv = moves + ((long long)p * st.batch + sys) * mstride;
+        const int cnt = mv[0];
+        for (int i = r0 + tid; i < n; i += nt)
+            sp[i] = i;
+        __syncthreads();
+        for (int m = tid; m < cnt; m += nt)
+            sp[mv[1 + 2 * m]] = mv[2 + 2 * m];
+        __syncthreads();
+        for (int i = r0 + tid; i < n; i += nt)
+            perm[i] = sp[perm[i]];
+        __syncthreads();
+        for (int c = r0 - jb; c < r0; c++) {
+            T *col = A + (long long)c * lda;
+            for (int i = r0 + tid; i < n; i += nt)
+                buf[i] = col[i];
+            __syncthreads();
+            for (int i = r0 + tid; i < n; i += nt)
+                col[i] = buf[perm[i]];
+            __syncthreads();
+        }
+    }
 }
 
 extern "C" size_t lsk_bblk_panel_bytes(int dbl, int n, int jb)
@@ -210,40 +237,36 @@ extern "C" cudaError_t lsk_bblk_panel(int dbl, const lsk_bstack *st, int j0, int
                : panel<float>(st, j0, jb, moves, mstride, s);
 }
 
-extern "C" cudaError_t lsk_bblk_moves(int dbl, const lsk_bstack *st, int j0, int jb,
+extern "C" cudaError_t lsk_bblk_right(int dbl, const lsk_bstack *st, int j0, int jb,
                                       const int *moves, int mstride, cudaStream_t s)
 {
-    int ncols = st->n - jb, per = LSK_BBLK_THREADS / 32;
+    int ncols = st->n - j0 - jb, per = LSK_BBLK_RIGHT_THREADS / 32;
+    if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
+        return cudaErrorInvalidValue;
     if (ncols <= 0)
         return cudaSuccess;
     dim3 grid((unsigned)st->batch, (unsigned)((ncols + per - 1) / per));
     if (dbl)
-        k_bblk_moves<double><<<grid, LSK_BBLK_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
+        k_bblk_right<double><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
     else
-        k_bblk_moves<float><<<grid, LSK_BBLK_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
+        k_bblk_right<float><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
     return cudaGetLastError();
 }
 
-template <typename T>
-static cudaError_t trsm(const lsk_bstack *st, int j0, int jb, cudaStream_t s)
+extern "C" cudaError_t lsk_bblk_left(int dbl, const lsk_bstack *st, int jb, const int *moves,
+                                     int mstride, cudaStream_t s)
 {
-    int ncols = st->n - j0 - jb, t = LSK_BBLK_TRSM_THREADS;
-    dim3 grid((unsigned)st->batch, (unsigned)((ncols + t - 1) / t));
-    if (jb <= 8)
-        k_bblk_trsm<T, 8><<<grid, t, 0, s>>>(*st, j0, jb);
-    else if (jb <= 16)
-        k_bblk_trsm<T, 16><<<grid, t, 0, s>>>(*st, j0, jb);
-    else
-        k_bblk_trsm<T, 32><<<grid, t, 0, s>>>(*st, j0, jb);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t lsk_bblk_trsm(int dbl, const lsk_bstack *st, int j0, int jb,
-                                     cudaStream_t s)
-{
+    int npanels = (st->n + jb - 1) / jb;
+    size_t bytes = (size_t)st->n * ((dbl ? sizeof(double) : sizeof(float)) + 2 * sizeof(int));
     if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
         return cudaErrorInvalidValue;
-    if (j0 + jb >= st->n)
+    if (npanels < 2)
         return cudaSuccess;
-    return dbl ? trsm<double>(st, j0, jb, s) : trsm<float>(st, j0, jb, s);
+    if (dbl)
+        k_bblk_left<double><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(
+            *st, jb, npanels, moves, mstride);
+    else
+        k_bblk_left<float><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(
+            *st, jb, npanels, moves, mstride);
+    return cudaGetLastError();
 }

@@ -1,7 +1,7 @@
 /* C interface of the batched blocked LU kernels (k_batched_blocked.cu),
  * used by batched_blocked.c. Stacks as in k_batched.h, column-major
  * (a_rs == 1); ipiv is required. `moves` holds, per system, mstride >=
- * 1 + 4 jb ints: the count of row moves of the last panel, then its
+ * 1 + 4 jb ints a panel: the count of the panel's row moves, then its
  * (destination, source) rows. */
 #ifndef LS_CUDA_K_BATCHED_BLOCKED_H
 #define LS_CUDA_K_BATCHED_BLOCKED_H
@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-#define LSK_BBLK_THREADS 256     /* panel and row moves */
-#define LSK_BBLK_TRSM_THREADS 64 /* columns of U12 per block */
+#define LSK_BBLK_THREADS 256       /* panel; left-hand row moves */
+#define LSK_BBLK_RIGHT_THREADS 512 /* a warp a column right of the panel */
 #define LSK_BBLK_MAXJB 32
 
 /* Dynamic shared memory of the panel kernel for m rows and jb columns. */
@@ -24,11 +24,13 @@ size_t lsk_bblk_panel_bytes(int dbl, int m, int jb);
  * info (kept if already set) as LAPACK's getrf; the panel's row moves. */
 cudaError_t lsk_bblk_panel(int dbl, const lsk_bstack *st, int j0, int jb, int *moves,
                            int mstride, cudaStream_t s);
-/* Apply the last panel's row moves to the columns outside [j0, j0 + jb). */
-cudaError_t lsk_bblk_moves(int dbl, const lsk_bstack *st, int j0, int jb, const int *moves,
+/* Right of the panel: its row moves, then U12 = L11^-1 A12. */
+cudaError_t lsk_bblk_right(int dbl, const lsk_bstack *st, int j0, int jb, const int *moves,
                            int mstride, cudaStream_t s);
-/* Rows [j0, j0 + jb) right of the panel: U12 = L11^-1 A12. */
-cudaError_t lsk_bblk_trsm(int dbl, const lsk_bstack *st, int j0, int jb, cudaStream_t s);
+/* After the last panel (all of width jb but the last): every panel's moves
+ * on the columns left of it; panel p's moves at moves + p * batch * mstride. */
+cudaError_t lsk_bblk_left(int dbl, const lsk_bstack *st, int jb, const int *moves, int mstride,
+                          cudaStream_t s);
 
 #ifdef __cplusplus
 }
