@@ -57,11 +57,24 @@ int lsc_cuda_fail_at(cudaError_t e, const char *what, char *err, size_t errlen, 
 int lsc_blas_fail_at(cublasStatus_t e, const char *what, char *err, size_t errlen,
                      const char *file, int line);
 
+/* Test hooks LS_FAULT_DEVICE / LS_FAULT_CUDA (cuda_fault.c): lsc_fault_mode
+ * is 0 when they are off; lsc_fault_call says whether this call fails
+ * (cudaSuccess: make it), lsc_fault_note what to add to its message. */
+extern int lsc_fault_mode;
+cudaError_t lsc_fault_call(const char *what);
+const char *lsc_fault_note(void);
+#define LSC_FAULT(what)                                                                  \
+    (__builtin_expect(__atomic_load_n(&lsc_fault_mode, __ATOMIC_RELAXED) != 0, 0)      \
+         ? lsc_fault_call(what)                                                        \
+         : cudaSuccess)
+
 /* Inside a function with `int st`, `char *err`, `size_t errlen` and a
  * `done:` cleanup label. */
 #define LSC_CUDA(call)                                                              \
     do {                                                                           \
-        cudaError_t lsc_e_ = (call);                                               \
+        cudaError_t lsc_e_ = LSC_FAULT(#call);                                     \
+        if (lsc_e_ == cudaSuccess)                                                 \
+            lsc_e_ = (call);                                                       \
         if (lsc_e_ != cudaSuccess) {                                               \
             st = lsc_cuda_fail_at(lsc_e_, #call, err, errlen, __FILE__, __LINE__); \
             goto done;                                                             \

@@ -30,10 +30,10 @@ int lsc_cuda_fail_at(cudaError_t e, const char *what, char *err, size_t errlen, 
                      int line)
 {
     if (e == cudaErrorMemoryAllocation)
-        return lsc_fail_at(err, errlen, LS_EDEVMEM, file, line, "out of device memory in %s",
-                           what);
-    return lsc_fail_at(err, errlen, LS_EDEVICE, file, line, "CUDA error %s (%s) in %s",
-                       cudaGetErrorName(e), cudaGetErrorString(e), what);
+        return lsc_fail_at(err, errlen, LS_EDEVMEM, file, line, "out of device memory in %s%s",
+                           what, lsc_fault_note());
+    return lsc_fail_at(err, errlen, LS_EDEVICE, file, line, "CUDA error %s (%s) in %s%s",
+                       cudaGetErrorName(e), cudaGetErrorString(e), what, lsc_fault_note());
 }
 
 int lsc_blas_fail_at(cublasStatus_t e, const char *what, char *err, size_t errlen,
@@ -54,15 +54,17 @@ int lsc_malloc(void **ptr, size_t count, size_t elem, char *err, size_t errlen)
     bytes = count * elem;
     if (bytes == 0)
         bytes = 1; /* a valid pointer keeps the kernels' argument checks simple */
-    cudaError_t e = cudaMalloc(ptr, bytes);
+    cudaError_t e = LSC_FAULT("cudaMalloc"); /* test hook: cudaSuccess unless injected */
+    if (e == cudaSuccess)
+        e = cudaMalloc(ptr, bytes);
     if (e == cudaErrorMemoryAllocation) {
         size_t free_b = 0, total_b = 0;
         (void)cudaGetLastError(); /* clear the sticky-free allocation error */
         cudaMemGetInfo(&free_b, &total_b);
         *ptr = NULL;
         return LSC_FAIL(err, errlen, LS_EDEVMEM,
-                        "out of device memory: asked for %zu bytes (free %zu of %zu)", bytes,
-                        free_b, total_b);
+                        "out of device memory: asked for %zu bytes (free %zu of %zu)%s", bytes,
+                        free_b, total_b, lsc_fault_note());
     }
     if (e != cudaSuccess) {
         *ptr = NULL;
