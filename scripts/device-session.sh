@@ -8,7 +8,7 @@
 #   STEPS (default "cuda_tests lu_timing peers opencl memcheck racecheck";
 #   also: cuda_quick, lu_tests, lu_leaves, lu_sweep (LU_SWEEP_BLOCKS), sanitize_lu, peers_quick,
 #   profile_lu (PROFILE_N), refine_cuda, crossover, crossover_variants, batched_variants,
-#   profile_batched (PROFILE_BATCHED="256:double 128:double"), opencl_nvidia, variants (VARIANTS,
+#   profile_batched (PROFILE_BATCHED="256:double 128:double"), hardening_gpu (SOAK_N, FAULT_POINTS), opencl_nvidia, variants (VARIANTS,
 #   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
 #   python_gpu (PYTHON_GPU),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
@@ -298,6 +298,22 @@ for k, v in tot.most_common(14):
     print("%-70s %6d launches %10.3f ms %5.1f %%" % (k, cnt[k], v / 1e6, 100 * v / all_ns))
 PY
   done
+fi
+# The GPU halves of the hardening tests (docs/hardening.md): the too-big
+# refusal, the device fault walk, racecheck on threads sharing the GPU, and
+# the soak (SOAK_N mixed solves on cpu, cuda and opencl in one process).
+if want hardening_gpu; then
+  H="$OUTD/hardening-gpu.txt"
+  HSAN=$(command -v compute-sanitizer || ls "$CUDA_DIR"/bin/compute-sanitizer 2>/dev/null)
+  run too_big 60 "$H" "$BUILD/bin/test_too_big_cuda"
+  run fault_walk "${FAULT_WALK_S:-300}" "$H" "$BUILD/bin/test_fault_cuda" \
+    "$BUILD/lib/liblinsolve_cuda.so" --points "${FAULT_POINTS:-150}"
+  run racecheck_threads 150 "$H" "$HSAN" --tool racecheck --error-exitcode 99 \
+    "$BUILD/bin/test_threads" 2 6 cuda
+  run soak "${SOAK_S:-240}" "$H" env OMP_NUM_THREADS=4 OPENBLAS_NUM_THREADS=1 LS_BUILD="$BUILD" \
+    sh "$ROOT/scripts/soak.sh" "${SOAK_N:-10000}" cpu,cuda,opencl
+  grep -E "refused|needed|injection points|walk|RACECHECK SUMMARY|ERROR SUMMARY|soak|RSS|device memory|wrong|solves" \
+    "$H" | tail -30 | tee -a "$SUM"
 fi
 # The same timings from an older source tree (OLD_SRC, e.g. a git archive of
 # the commit before a refactor) and this one, alternated twice in one call:
