@@ -102,9 +102,11 @@ static void refusals(ls_context *ctx, int n, double *A, double *B, int *ipiv, si
     if (p)
         ls_device_free(ctx, p);
     size_t after = device_free();
-    printf("%-28s %s (free %zu before, %zu after)\n", "device memory unchanged",
-           before == after ? "ok" : "FAILED", before, after);
-    if (before != after)
+    /* Not consumed: free memory may rise (on the H100 the auto context's
+     * runtime gave back 2 MiB of its own between two refusals), never fall. */
+    printf("%-28s %s (free %zu before, %zu after)\n", "device memory not consumed",
+           after >= before ? "ok" : "FAILED", before, after);
+    if (after < before)
         failures++;
     small_solve(ctx);
 }
