@@ -60,14 +60,20 @@ typedef struct lsg_seed_ops {
      * info; with search, row k exchanged with the pivot row. */
     int (*pivot)(void *q, int k, int search, char *err, size_t errlen);
     /* One elimination step k per method, after step k's pivot. A method
-     * whose slot is NULL is not run by this backend. */
-    int (*ge_naive_step)(void *q, int k, char *err, size_t errlen);     /* rows below k, a work-item a row */
-    int (*ge_blocked_step)(void *q, int k, char *err, size_t errlen);   /* the same, pivot row staged in local memory */
-    int (*ge_coalesced_step)(void *q, int k, char *err, size_t errlen); /* rows below k, a work-item an element */
-    int (*gj1_forward_step)(void *q, int k, char *err, size_t errlen);  /* rows below k */
-    int (*gj1_backward_step)(void *q, int k, char *err, size_t errlen); /* right-hand sides of the rows above k */
-    int (*gj2_step)(void *q, int k, char *err, size_t errlen);          /* every row but k */
-    int (*lu_seed_step)(void *q, int k, char *err, size_t errlen);      /* optional: multipliers + trailing update of column-major A */
+     * whose slot is NULL is not run by this backend.
+     * ge-naive: the rows below k, a work-item a row; ge-blocked: the same
+     * with the pivot row staged in local memory; ge-coalesced: the rows
+     * below k, a work-item an element; gj1: forward, the rows below k, and
+     * backward, the right-hand sides of the rows above k; gj2: every row
+     * but k; lu-seed (optional): multipliers + trailing update of the
+     * column-major A. */
+    int (*ge_naive_step)(void *q, int k, char *err, size_t errlen);
+    int (*ge_blocked_step)(void *q, int k, char *err, size_t errlen);
+    int (*ge_coalesced_step)(void *q, int k, char *err, size_t errlen);
+    int (*gj1_forward_step)(void *q, int k, char *err, size_t errlen);
+    int (*gj1_backward_step)(void *q, int k, char *err, size_t errlen);
+    int (*gj2_step)(void *q, int k, char *err, size_t errlen);
+    int (*lu_seed_step)(void *q, int k, char *err, size_t errlen);
     /* X from the triangular factors: back substitution of the augmented
      * [U | c], or lu-seed's two triangular solves. */
     int (*trsolve)(void *q, char *err, size_t errlen);

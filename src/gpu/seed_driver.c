@@ -20,13 +20,18 @@ static int driver_fail(const ls_core_services *core, char *err, size_t errlen, i
 
 typedef int (*step_fn)(void *q, int k, char *err, size_t errlen);
 
+/* The method's step, or NULL when the backend lacks a slot it needs. */
 static step_fn method_step(const lsg_seed_ops *ops, ls_method m)
 {
+    int has_solve = m == LS_METHOD_GJ1 || m == LS_METHOD_GJ2 ? ops->gj_extract != NULL
+                                                             : ops->trsolve != NULL;
+    if (!has_solve)
+        return NULL;
     switch (m) {
     case LS_METHOD_GE_NAIVE: return ops->ge_naive_step;
     case LS_METHOD_GE_BLOCKED: return ops->ge_blocked_step;
     case LS_METHOD_GE_COALESCED: return ops->ge_coalesced_step;
-    case LS_METHOD_GJ1: return ops->gj1_forward_step;
+    case LS_METHOD_GJ1: return ops->gj1_backward_step ? ops->gj1_forward_step : NULL;
     case LS_METHOD_GJ2: return ops->gj2_step;
     case LS_METHOD_LU_SEED: return ops->lu_seed_step;
     default: return NULL;
@@ -96,7 +101,7 @@ int lsg_seed_solve(const lsg_seed_ops *ops, void *q, const ls_core_services *cor
     step_fn step = method_step(ops, job->method);
     if (!step)
         return driver_fail(core, err, errlen, LS_EINTERNAL, __LINE__,
-                           "method %s has no elimination step on this backend",
+                           "method %s has no primitives on this backend",
                            core->method_name(job->method));
 
     TRY(ops->begin(q, job, err, errlen));
