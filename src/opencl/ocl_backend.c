@@ -43,7 +43,7 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
 {
     ocl_ctx *c = bctx;
     const char *method = ocl_core()->method_name(job->method);
-    int st = 0;
+    int st = 0, timed = 0; /* timed: the driver filled rep's times itself */
     rep->info = 0;
     rep->t_h2d = rep->t_factor = rep->t_solve = rep->t_d2h = 0.0;
     /* LAPACK quick return. With nrhs == 0 the drivers still factor, for info. */
@@ -59,12 +59,11 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
         break;
     case LS_METHOD_GJ1:
     case LS_METHOD_GJ2:
-        st = ocl_solve_gj(c, &run, ev, err, errlen);
-        break;
     case LS_METHOD_GE_NAIVE:
     case LS_METHOD_GE_BLOCKED:
     case LS_METHOD_GE_COALESCED:
-        st = ocl_solve_ge_seed(c, &run, ev, err, errlen);
+        st = ocl_solve_seed(c, &run, ev, rep, err, errlen);
+        timed = 1;
         break;
     case LS_METHOD_GE_LOCAL:
         st = ocl_solve_ge_local(c, &run, ev, err, errlen);
@@ -77,7 +76,7 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
         st = OCL_FAIL(LS_EINTERNAL, "method %s reached the dispatcher", method);
     }
     /* The phase times, as CUDA reads its events: after the last mark. */
-    if (st >= 0)
+    if (st >= 0 && !timed)
         ocl_ticks_report(ev, rep);
     ocl_ticks_release(ev);
     const char *clock = c->profiling ? "" : " (timed by clFinish + wall clock)";

@@ -117,7 +117,7 @@ static int run_image(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm_
         if (k == n - 1)
             break;
         LS_CHECK(frame_launch(c, frame, in, out, s, k, b->piv, Lf, err, errlen));
-        ocl_progress(job, k, n);
+        lsg_progress(job, k, n);
     }
     LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b->info, info, err, errlen));
@@ -171,7 +171,7 @@ static int run_buffer(ocl_ctx *c, const ocl_system *s, const ls_job *job, ocl_rm
             break;
         LS_CHECK(frame_launch(c, frame, buf[k & 1], buf[(k + 1) & 1], s, k, b->piv, Lf, err,
                               errlen));
-        ocl_progress(job, k, n);
+        lsg_progress(job, k, n);
     }
     LS_CHECK(ocl_mark(c, &ev[OCL_EV_FACTOR], err, errlen));
     LS_CHECK(ocl_read_info(c, b->info, info, err, errlen));

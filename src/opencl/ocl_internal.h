@@ -161,6 +161,9 @@ typedef struct ocl_rm_buffers {
 } ocl_rm_buffers;
 int ocl_rm_alloc(ocl_ctx *c, const ocl_system *s, ocl_rm_buffers *b, char *err, size_t errlen);
 void ocl_rm_release(ocl_rm_buffers *b);
+/* The packed [A | B] (ocl_system_pack) into M and info = 0. */
+int ocl_rm_write(ocl_ctx *c, const ocl_system *s, const void *host, cl_mem M, cl_mem info,
+                 char *err, size_t errlen);
 /* Pack [A | B] on the host, then mark ev[OCL_EV_START], upload it into M,
  * zero info, mark ev[OCL_EV_H2D]. */
 int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, cl_mem info,
@@ -170,16 +173,16 @@ int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, 
 int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, const ls_job *job,
                     int info, ocl_tick *ev, char *err, size_t errlen);
 
-/* Calls job->progress now and then (no device sync). */
-void ocl_progress(const ls_job *job, int k, int n);
-
 /* Per-method drivers: mark the phase boundaries in ev[OCL_EV_COUNT_]
  * (ocl_timer.h; the caller reads and releases them), return 0 / info / status. */
-int ocl_solve_ge_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
 int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err,
                           size_t errlen);
 int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
-int ocl_solve_gj(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
+/* The seed methods (ge-naive, ge-blocked, ge-coalesced, gj1, gj2): the
+ * shared driver (gpu/gpu_driver.h) over this backend's primitives
+ * (ocl_seed_prims.c); fills rep's times itself. */
+int ocl_solve_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, ls_report *rep, char *err,
+                   size_t errlen);
 int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
 int ocl_getrf(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
               char *err, size_t errlen);

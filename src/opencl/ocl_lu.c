@@ -84,7 +84,7 @@ static int lu_factor(ocl_ctx *c, ls_precision p, cl_mem A, int m, int n, int lda
         LS_CHECK(ocl_launch2(c, k.update, (size_t)(m - j - 1), (size_t)(n - j - 1), T, T, err,
                              errlen));
         if (job)
-            ocl_progress(job, j, steps);
+            lsg_progress(job, j, steps);
     }
 done:
     lu_kernels_release(&k);

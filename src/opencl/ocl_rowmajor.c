@@ -186,26 +186,33 @@ void ocl_rm_release(ocl_rm_buffers *b)
         }
 }
 
+int ocl_rm_write(ocl_ctx *c, const ocl_system *s, const void *host, cl_mem M, cl_mem info,
+                 char *err, size_t errlen)
+{
+    int st = 0;
+    cl_int zero = 0;
+    if (s->bytes > 0) {
+        /* Drivers allocate lazily: an out-of-memory often surfaces here. */
+        cl_int e = clEnqueueWriteBuffer(c->queue, M, CL_TRUE, 0, s->bytes, host, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return OCL_FAIL(ocl_status_of(e), "uploading [A | B] (%zu bytes): %s (%d)", s->bytes,
+                            ocl_error_name(e), (int)e);
+    }
+    CL_CHECK(clEnqueueWriteBuffer(c->queue, info, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL));
+done:
+    return st;
+}
+
 int ocl_rm_upload(ocl_ctx *c, const ocl_system *s, const ls_job *job, cl_mem M, cl_mem info,
                   ocl_tick *ev, char *err, size_t errlen)
 {
     int st = 0;
     void *host = NULL;
-    cl_int zero = 0;
     /* The transpose into [A | B] is host work: the device clock cannot see
      * it, so it stays outside t_h2d on either timing method. */
     LS_CHECK(ocl_system_pack(s, job, &host, err, errlen));
     LS_CHECK(ocl_mark(c, &ev[OCL_EV_START], err, errlen));
-    if (s->bytes > 0) {
-        /* Drivers allocate lazily: an out-of-memory often surfaces here. */
-        cl_int e = clEnqueueWriteBuffer(c->queue, M, CL_TRUE, 0, s->bytes, host, 0, NULL, NULL);
-        if (e != CL_SUCCESS) {
-            st = OCL_FAIL(ocl_status_of(e), "uploading [A | B] (%zu bytes): %s (%d)", s->bytes,
-                          ocl_error_name(e), (int)e);
-            goto done;
-        }
-    }
-    CL_CHECK(clEnqueueWriteBuffer(c->queue, info, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL));
+    LS_CHECK(ocl_rm_write(c, s, host, M, info, err, errlen));
     LS_CHECK(ocl_mark(c, &ev[OCL_EV_H2D], err, errlen));
 done:
     free(host);

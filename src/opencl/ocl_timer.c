@@ -96,19 +96,19 @@ double ocl_elapsed(const ocl_tick *a, const ocl_tick *b)
     return tb > ta ? (double)(tb - ta) * 1e-9 : 0.0;
 }
 
+static double ticks_elapsed(void *ticks, lsg_phase a, lsg_phase b)
+{
+    const ocl_tick *t = ticks;
+    return ocl_elapsed(&t[a], &t[b]);
+}
+
 void ocl_ticks_report(const ocl_tick *ticks, ls_report *rep)
 {
-    double *phase[OCL_EV_COUNT_] = {NULL, &rep->t_h2d, &rep->t_factor, &rep->t_solve,
-                                    &rep->t_d2h};
-    int last = ticks[OCL_EV_START].set ? OCL_EV_START : -1;
-    for (int i = OCL_EV_START + 1; i < OCL_EV_COUNT_; ++i) {
-        *phase[i] = 0.0;
-        if (!ticks[i].set)
-            continue;
-        if (last >= 0)
-            *phase[i] = ocl_elapsed(&ticks[last], &ticks[i]);
-        last = i;
-    }
+    unsigned marked = 0;
+    for (int i = 0; i < OCL_EV_COUNT_; ++i)
+        if (ticks[i].set)
+            marked |= 1u << i;
+    lsg_phases_report(ticks_elapsed, (void *)ticks, marked, rep);
 }
 
 void ocl_ticks_release(ocl_tick *ticks)

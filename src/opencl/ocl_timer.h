@@ -27,20 +27,22 @@
 #include <CL/cl.h>
 #include <stddef.h>
 
+#include "gpu/gpu_driver.h"
 #include "linsolve.h"
 
 struct ocl_ctx;
 
-/* The phase boundaries every solve driver marks, in this order; a phase
- * whose end is not marked (a solve skipped after a zero pivot) reads 0,
- * and the next one runs from the last mark. */
+/* The phase boundaries every solve driver marks, in this order: the GPU
+ * drivers' lsg_phase (gpu/gpu_driver.h). A phase whose end is not marked
+ * (a solve skipped after a zero pivot) reads 0, and the next one runs from
+ * the last mark. */
 typedef enum ocl_ev {
-    OCL_EV_START = 0, /* before the first upload (host packing already done) */
-    OCL_EV_H2D,       /* A, B (or [A | B]) and info on the device */
-    OCL_EV_FACTOR,    /* elimination / factorization enqueued and finished */
-    OCL_EV_SOLVE,     /* triangular solves / back substitution */
-    OCL_EV_D2H,       /* X and the pivots back on the host */
-    OCL_EV_COUNT_
+    OCL_EV_START = LSG_START,   /* before the first upload (host packing already done) */
+    OCL_EV_H2D = LSG_H2D,       /* A, B (or [A | B]) and info on the device */
+    OCL_EV_FACTOR = LSG_FACTOR, /* elimination / factorization enqueued and finished */
+    OCL_EV_SOLVE = LSG_SOLVE,   /* triangular solves / back substitution */
+    OCL_EV_D2H = LSG_D2H,       /* X and the pivots back on the host */
+    OCL_EV_COUNT_ = LSG_PHASES
 } ocl_ev;
 
 typedef struct ocl_tick {
@@ -57,7 +59,8 @@ int ocl_mark(struct ocl_ctx *c, ocl_tick *t, char *err, size_t errlen);
 double ocl_elapsed(const ocl_tick *a, const ocl_tick *b);
 void ocl_tick_release(ocl_tick *t);
 
-/* rep's four phase times from a driver's ticks[OCL_EV_COUNT_]. */
+/* rep's four phase times from a driver's ticks[OCL_EV_COUNT_], by the
+ * GPU drivers' one rule (lsg_phases_report). */
 void ocl_ticks_report(const ocl_tick *ticks, ls_report *rep);
 void ocl_ticks_release(ocl_tick *ticks);
 
