@@ -20,7 +20,7 @@ done:
     return st;
 }
 
-/* The work on device arrays, queued on the context's stream. */
+/* batched.c's run_device for this precision. */
 static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int *ipiv, REAL *B,
                           int *info, char *err, size_t errlen)
 {

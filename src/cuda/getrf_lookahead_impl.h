@@ -29,9 +29,9 @@ static int FN(la_panel)(const FN(la_run) *r, int j0, int w)
                                     la->pinfo, la->blas, la->panel, err, errlen));
     } else if (la->x_alg) {
         cudaDataType dt = LSC_CUDA_R;
-        LSC_SOLVER(cusolverDnXgetrf(la->solver, la->params, rows, w, dt, FN(la_at)(r, j0, j0), r->lda,
-                                    (int64_t *)la->piv64, dt, la->work, la->work_bytes, la->hwork,
-                                    la->hwork_bytes, la->pinfo));
+        LSC_SOLVER(cusolverDnXgetrf(la->solver, la->params, rows, w, dt, FN(la_at)(r, j0, j0),
+                                    r->lda, (int64_t *)la->piv64, dt, la->work, la->work_bytes,
+                                    la->hwork, la->hwork_bytes, la->pinfo));
         LSC_CUDA(lsk_pivots_shift64(w, j0, la->piv64, r->ipiv, la->pinfo, r->info, la->panel));
         return 0;
     } else

@@ -66,8 +66,9 @@ LSK_DECLARE(LSK_BGETRS_SIG);
 LSK_DECLARE(LSK_BPOINTERS_SIG);
 /* Transpose the leading n x n block of every matrix in place (row- to
  * column-major and back). */
-#define LSK_BTRANSPOSE_SIG(T, S) \
-    cudaError_t lsk_btranspose_##S(int n, T *A, long long ld, long long sA, int batch, cudaStream_t s)
+#define LSK_BTRANSPOSE_SIG(T, S)                                                             \
+    cudaError_t lsk_btranspose_##S(int n, T *A, long long ld, long long sA, int batch, \
+                                   cudaStream_t s)
 LSK_DECLARE(LSK_BTRANSPOSE_SIG);
 /* info[b] = 0 for every system. */
 cudaError_t lsk_bzero_info(int *info, int batch, cudaStream_t s);

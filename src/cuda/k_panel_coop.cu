@@ -265,8 +265,9 @@ static size_t coop_smem(int n, int nrhs)
 {
     int R = 0;
     (void)nrhs;
-    return panel_coop_shape<T>(n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * sizeof(T)
-                                                              : 0;
+    return panel_coop_shape<T>(n, LSK_COOP_MAXW, 132, 132, &R)
+               ? (size_t)R * LSK_COOP_MAXW * sizeof(T)
+               : 0;
 }
 
 template <typename T>
