@@ -53,104 +53,24 @@ static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B,
     return s;
 }
 
-/* cuBLAS's getrfBatched on column-major matrices (a row-major stack is
- * transposed in place before and after, so its factors land row-major). */
-static int getrf_cublas(ls_cuda_ctx *c, int dbl, const lsk_bstack *s, char *err, size_t errlen)
-{
-    int st = 0, rowmajor = s->a_rs != 1;
-    int lda = (int)(rowmajor ? s->a_rs : s->a_cs);
-    void **ptrs = NULL;
-    LSC_TRY(lsc_tmp_alloc(c, (void **)&ptrs, sizeof(void *) * (size_t)s->batch, err, errlen));
-    LSC_CUDA(lsk_bpointers(dbl, s->A, s->sA, s->batch, ptrs, c->stream));
-    if (rowmajor)
-        LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
-    if (dbl)
-        LSC_BLAS(cublasDgetrfBatched(c->blas, s->n, (double *const *)ptrs, lda, s->ipiv, s->info,
-                                     s->batch));
-    else
-        LSC_BLAS(cublasSgetrfBatched(c->blas, s->n, (float *const *)ptrs, lda, s->ipiv, s->info,
-                                     s->batch));
-    if (rowmajor)
-        LSC_CUDA(lsk_btranspose(dbl, s->n, s->A, lda, s->sA, s->batch, c->stream));
-done:
-    lsc_tmp_free(c, ptrs);
-    return st;
-}
-
 /* From this order the panels beat a block per whole matrix (H100, n = 128:
  * FP64 16.2 ms against 29.1, FP32 12.1 against 11.4; so FP32 keeps the
  * block per matrix while it fits, batched-variants.txt). */
 #define LSC_BBLK_MIN_N 128
 
 enum { PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS };
+static const char *const PATH_NAMES[4] = {"warp", "smem", "blocked", "cublas"};
 
-static int factor_path(int dbl, int n, size_t optin)
-{
-    int can[4] = {n <= LSK_BWARP_MAXN,
-                  n <= LSK_BSMEM_MAXN && lsk_bsmem_bytes(dbl, n, 0) <= optin,
-                  lsc_bblk_width(dbl, n, optin) > 0, 1};
-    static const char *const names[4] = {"warp", "smem", "blocked", "cublas"};
-    const char *e = getenv("LS_CUDA_BATCHED_PATH");
-    for (int p = 0; e && p < 4; p++)
-        if (!strcmp(e, names[p]) && can[p])
-            return p;
-    if (can[PATH_WARP])
-        return PATH_WARP;
-    if (can[PATH_SMEM] && (n < LSC_BBLK_MIN_N || !dbl))
-        return PATH_SMEM;
-    return can[PATH_BLOCKED] ? PATH_BLOCKED : can[PATH_SMEM] ? PATH_SMEM : PATH_CUBLAS;
-}
+#define LS_REAL_IMPL "cuda/batched_impl.h"
+#include "cpu/instantiate_real.h"
 
 /* The work on device arrays, queued on the context's stream. */
 static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipiv, void *B,
                       int *info, char *err, size_t errlen)
 {
-    int st = 0, dbl = j->prec == LS_DOUBLE, n = j->n;
-    int fused = j->op == LS_BATCHED_GESV ? j->nrhs : 0;
-    int *piv_tmp = NULL;
-    size_t optin = c->prop.sharedMemPerBlockOptin;
-    if (n == 0) {
-        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
-        return 0;
-    }
-    if (j->op == LS_BATCHED_GETRS) {
-        lsk_bstack s = stack_of(j, A, ipiv, B, info);
-        if (j->nrhs > 65535)
-            return LSC_FAIL(err, errlen, LS_ELIMIT, "batched getrs: nrhs %d > 65535", j->nrhs);
-        if (j->nrhs > 0)
-            LSC_CUDA(lsk_bgetrs(dbl, j->trans, &s, j->nrhs, NULL, c->stream));
-        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
-        return 0;
-    }
-    /* which factor kernel, and whether it solves too */
-    int path = factor_path(dbl, n, optin);
-    int warp = path == PATH_WARP, smem = path == PATH_SMEM;
-    int in_pass = (warp && fused <= LSK_BWARP_MAXRHS) ||
-                  (smem && lsk_bsmem_bytes(dbl, n, fused) <= optin);
-    int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
-    if (later && j->nrhs > 65535)
-        return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
-                        j->nrhs, n);
-    if (!ipiv && (later || (!warp && !smem))) {
-        LSC_TRY(lsc_tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
-                          errlen));
-        ipiv = piv_tmp;
-    }
-    lsk_bstack s = stack_of(j, A, ipiv, B, info);
-    int nr = in_pass ? fused : 0;
-    if (warp)
-        LSC_CUDA(lsk_bwarp_lu(dbl, &s, nr, c->stream));
-    else if (smem)
-        LSC_CUDA(lsk_bsmem_lu(dbl, &s, nr, optin, c->stream));
-    else if (path == PATH_BLOCKED)
-        LSC_TRY(lsc_bblk_getrf(c, dbl, &s, optin, err, errlen));
-    else
-        LSC_TRY(getrf_cublas(c, dbl, &s, err, errlen));
-    if (later)
-        LSC_CUDA(lsk_bgetrs(dbl, 'N', &s, j->nrhs, info, c->stream));
-done:
-    lsc_tmp_free(c, piv_tmp);
-    return st;
+    return j->prec == LS_DOUBLE
+               ? run_device_d(c, j, (double *)A, ipiv, (double *)B, info, err, errlen)
+               : run_device_s(c, j, (float *)A, ipiv, (float *)B, info, err, errlen);
 }
 
 /* Elements from a strided stack's first to its last. */

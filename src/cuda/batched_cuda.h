@@ -3,6 +3,7 @@
 #define LS_CUDA_BATCHED_CUDA_H
 
 #include "cuda_backend.h"
+#include "typed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,9 +17,12 @@ int lsc_batched(void *bctx, const struct ls_batched_job *job, char *err, size_t 
 struct lsk_bstack;
 /* getrf of a column- or row-major stack by panels (batched_blocked.c);
  * ipiv required. lsc_bblk_width: its panel width for n, 0 if none fits. */
-int lsc_bblk_getrf(ls_cuda_ctx *c, int dbl, const struct lsk_bstack *s, size_t optin, char *err,
-                   size_t errlen);
-int lsc_bblk_width(int dbl, int n, size_t optin);
+#define LSC_BBLK_GETRF_SIG(T, S)                                                           \
+    int lsc_bblk_getrf_##S(ls_cuda_ctx *c, const struct lsk_bstack *s, size_t optin, char *err, \
+                           size_t errlen)
+LSK_DECLARE(LSC_BBLK_GETRF_SIG);
+#define LSC_BBLK_WIDTH_SIG(T, S) int lsc_bblk_width_##S(int n, size_t optin)
+LSK_DECLARE(LSC_BBLK_WIDTH_SIG);
 
 #ifdef __cplusplus
 }

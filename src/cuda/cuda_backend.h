@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/backend.h"
+#include "typed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -124,19 +125,34 @@ int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
 int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen);
 int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
                        size_t errlen);
+/* The typed drivers come as _d and _s (typed.h), each from one source. */
 /* getrf on device memory: dA (m x n, ld lda), d_ipiv (min(m,n), 1-based), d_info. */
-int lsc_getrf_device(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
-                     int *d_info, char *err, size_t errlen);
+#define LSC_GETRF_DEVICE_SIG(T, S)                                                      \
+    int lsc_getrf_device_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv, \
+                             int *d_info, char *err, size_t errlen)
+LSK_DECLARE(LSC_GETRF_DEVICE_SIG);
 /* The lu leaves' workspace for m rows, kept in the context (getrf.c). */
-int lsc_lu_workspace(ls_cuda_ctx *c, int dbl, int m, void **ws, int **pairs, char *err,
-                     size_t errlen);
+#define LSC_LU_WORKSPACE_SIG(T, S)                                                     \
+    int lsc_lu_workspace_##S(ls_cuda_ctx *c, int m, void **ws, int **pairs, char *err, \
+                             size_t errlen)
+LSK_DECLARE(LSC_LU_WORKSPACE_SIG);
 /* Which leaf kernels lu runs at size n, for reports. */
-const char *lsc_lu_leaf_kind(ls_cuda_ctx *c, int dbl, int n);
+#define LSC_LU_LEAF_KIND_SIG(T, S) const char *lsc_lu_leaf_kind_##S(ls_cuda_ctx *c, int n)
+LSK_DECLARE(LSC_LU_LEAF_KIND_SIG);
 /* getrs on device memory (getrs.c): op(A) X = B with the factors and the
  * 1-based device pivots of lsc_getrf_device; trans 'N', 'T' or 'C'. Runs on
  * c->stream with no host synchronisation. */
-int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs, const void *dA,
-                     int lda, const int *d_ipiv, void *dB, int ldb, char *err, size_t errlen);
+#define LSC_GETRS_DEVICE_SIG(T, S)                                                             \
+    int lsc_getrs_device_##S(ls_cuda_ctx *c, char trans, int n, int nrhs, const T *dA, int lda, \
+                             const int *d_ipiv, T *dB, int ldb, char *err, size_t errlen)
+LSK_DECLARE(LSC_GETRS_DEVICE_SIG);
+/* The two above behind one ls_precision switch, on device bytes (the
+ * entry points that take ls_precision). */
+int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int lda,
+                     int *d_ipiv, int *d_info, char *err, size_t errlen);
+int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,
+                     const void *dA, int lda, const int *d_ipiv, void *dB, int ldb, char *err,
+                     size_t errlen);
 /* The backend's getrs slot (getrs.c): host arrays in and out, the solve on
  * the device; trans 'N' or 'T'. */
 int lsc_getrs_host(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
@@ -163,19 +179,24 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
                  void *dB, int lddb, int *info, char *err, size_t errlen);
 /* getrf with a look-ahead panel on a second stream (getrf_lookahead.c), for
  * large matrices; same contract as lsc_getrf_device. */
-int lsc_getrf_lookahead(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
-                        int *d_info, char *err, size_t errlen);
+#define LSC_GETRF_LOOKAHEAD_SIG(T, S)                                                      \
+    int lsc_getrf_lookahead_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv, \
+                                int *d_info, char *err, size_t errlen)
+LSK_DECLARE(LSC_GETRF_LOOKAHEAD_SIG);
 int lsc_lookahead_nb(int n);
 /* Whether the look-ahead driver factors a panel of m rows with our own
  * recursive one-SM-leaf LU (else cuSOLVER's getrf; LS_CUDA_LU_PANEL=cusolver
  * forces that). */
-int lsc_lookahead_panel_ours(ls_cuda_ctx *c, int dbl, int m);
+#define LSC_LOOKAHEAD_PANEL_OURS_SIG(T, S) int lsc_lookahead_panel_ours_##S(ls_cuda_ctx *c, int m)
+LSK_DECLARE(LSC_LOOKAHEAD_PANEL_OURS_SIG);
 /* The recursive LU of an m x n panel with one-SM leaves, on the given stream
  * and cuBLAS handle (bound to it); ipiv relative to the panel, info set only
  * where it is 0. LS_EUNAVAIL when the leaf cannot take m rows. */
-int lsc_getrf_panel(ls_cuda_ctx *c, int dbl, int m, int n, void *dA, int lda, int *d_ipiv,
-                    int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err,
-                    size_t errlen);
+#define LSC_GETRF_PANEL_SIG(T, S)                                                        \
+    int lsc_getrf_panel_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv,     \
+                            int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err, \
+                            size_t errlen)
+LSK_DECLARE(LSC_GETRF_PANEL_SIG);
 /* Run fn (which queues work on c->stream) directly the first time key is
  * seen, captured as a CUDA graph the second time, as that graph after that
  * (lu_graph.c). key: every pointer, shape and mode the work depends on. */

@@ -260,7 +260,7 @@ int lsc_getrf_gpu(void *bctx, ls_precision p, int m, int n, void *dA, int ldda, 
         return zero_info(c, info, err, errlen);
     LSC_TRY(need_device(c, dA, 3, "dA", err, errlen));
     LSC_TRY(pi_open(c, &pi, ipiv, kmin, info, 0, 5, 6, err, errlen));
-    LSC_TRY(lsc_getrf_device(c, p == LS_DOUBLE, m, n, dA, ldda, pi.d_ipiv, pi.d_info, err,
+    LSC_TRY(lsc_getrf_device(c, p, m, n, dA, ldda, pi.d_ipiv, pi.d_info, err,
                              errlen));
 done:
     st = pi_close(c, &pi, 1, &hinfo, st, err, errlen);
@@ -286,7 +286,7 @@ int lsc_getrs_gpu(void *bctx, ls_precision p, char trans, int n, int nrhs, const
     LSC_TRY(need_device(c, dA, 4, "dA", err, errlen));
     LSC_TRY(need_device(c, dB, 7, "dB", err, errlen));
     LSC_TRY(pi_open(c, &pi, ipiv, n, info, 1, 6, 9, err, errlen));
-    LSC_TRY(lsc_getrs_device(c, p == LS_DOUBLE, trans, n, nrhs, dA, ldda, pi.d_ipiv, dB, lddb,
+    LSC_TRY(lsc_getrs_device(c, p, trans, n, nrhs, dA, ldda, pi.d_ipiv, dB, lddb,
                              err, errlen));
 done:
     st = pi_close(c, &pi, 0, &hinfo, st, err, errlen);
@@ -299,7 +299,7 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
                  void *dB, int lddb, int *info, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    int st = 0, hinfo = 0, dbl = p == LS_DOUBLE;
+    int st = 0, hinfo = 0;
     piv_info pi;
     memset(&pi, 0, sizeof pi);
     LSC_CUDA(cudaSetDevice(c->device));
@@ -309,7 +309,7 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
     if (nrhs > 0)
         LSC_TRY(need_device(c, dB, 6, "dB", err, errlen));
     LSC_TRY(pi_open(c, &pi, ipiv, n, info, 0, 5, 8, err, errlen));
-    LSC_TRY(lsc_getrf_device(c, dbl, n, n, dA, ldda, pi.d_ipiv, pi.d_info, err, errlen));
+    LSC_TRY(lsc_getrf_device(c, p, n, n, dA, ldda, pi.d_ipiv, pi.d_info, err, errlen));
     if (!pi.dev_info) {
         /* info in host memory: LAPACK's rule, no solve after a zero pivot */
         LSC_CUDA(cudaMemcpyAsync(&hinfo, pi.d_info, sizeof(int), cudaMemcpyDeviceToHost,
@@ -319,7 +319,7 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
     /* info in device memory: the solve is queued regardless (B is then
      * undefined when info > 0), so that nothing waits for the factors */
     if (hinfo == 0)
-        LSC_TRY(lsc_getrs_device(c, dbl, 'N', n, nrhs, dA, ldda, pi.d_ipiv, dB, lddb, err,
+        LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, ldda, pi.d_ipiv, dB, lddb, err,
                                  errlen));
 done:
     st = pi_close(c, &pi, 1, &hinfo, st, err, errlen);

@@ -8,7 +8,11 @@ LS_API int ls_cuda_gemm_tiled(int prec, int tile, int m, int n, int k, const voi
     if (m < 0 || n < 0 || k < 0 || lda < (m > 1 ? m : 1) || ldb < (k > 1 ? k : 1) ||
         ldc < (m > 1 ? m : 1) || (tile != 8 && tile != 16 && tile != 32))
         return LS_EINVAL;
-    cudaError_t e = lsk_gemm_tiled(prec == LS_DOUBLE, tile, m, n, k, dA, lda, dB, ldb, dC, ldc,
-                                   stream);
+    cudaError_t e =
+        prec == LS_DOUBLE
+            ? lsk_gemm_tiled_d(tile, m, n, k, (const double *)dA, lda, (const double *)dB, ldb,
+                               (double *)dC, ldc, stream)
+            : lsk_gemm_tiled_s(tile, m, n, k, (const float *)dA, lda, (const float *)dB, ldb,
+                               (float *)dC, ldc, stream);
     return e == cudaSuccess ? 0 : (e == cudaErrorMemoryAllocation ? LS_EDEVMEM : LS_EDEVICE);
 }

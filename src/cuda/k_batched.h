@@ -1,7 +1,9 @@
 /*
  * C interface of the batched LU kernels (k_batched_*.cu), used by the
- * driver batched.c. Every launcher takes `dbl` (1 double, 0 float), device
- * pointers and a stream, and returns cudaGetLastError() after its launch.
+ * driver batched.c. Every launcher that touches matrix data comes as _d
+ * (double) and _s (float), declared from one signature macro (typed.h);
+ * it takes the stack's device pointers (A and B hold that precision) and a
+ * stream, and returns cudaGetLastError() after its launch.
  *
  * Element (i, j) of system b's matrix is A[b*sA + i*a_rs + j*a_cs], and
  * (i, r) of its right-hand sides B[b*sB + i*b_rs + r*b_cs]: column- and
@@ -12,6 +14,8 @@
 #define LS_CUDA_K_BATCHED_H
 
 #include <cuda_runtime_api.h>
+
+#include "typed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,31 +36,40 @@ typedef struct lsk_bstack {
 #define LSK_BWARP_MAXRHS 8 /* right-hand sides solved in the same pass */
 /* getrf of every system; with nrhs > 0 (<= LSK_BWARP_MAXRHS) also the
  * solve, whose X is written only where info is 0. */
-cudaError_t lsk_bwarp_lu(int dbl, const lsk_bstack *st, int nrhs, cudaStream_t s);
+#define LSK_BWARP_LU_SIG(T, S) \
+    cudaError_t lsk_bwarp_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
+LSK_DECLARE(LSK_BWARP_LU_SIG);
 
 /* ---- n <= 256: a matrix per block in shared memory (k_batched_smem.cu) ---- */
 #define LSK_BSMEM_MAXN 256
 #define LSK_BSMEM_THREADS 512 /* at most; 256 up to n = 64 */
 /* Dynamic shared memory one block needs for n with nrhs fused columns. */
-size_t lsk_bsmem_bytes(int dbl, int n, int nrhs);
+#define LSK_BSMEM_BYTES_SIG(T, S) size_t lsk_bsmem_bytes_##S(int n, int nrhs)
+LSK_DECLARE(LSK_BSMEM_BYTES_SIG);
 /* As lsk_bwarp_lu; the caller has checked lsk_bsmem_bytes against the
  * device's opt-in limit max_smem. */
-cudaError_t lsk_bsmem_lu(int dbl, const lsk_bstack *st, int nrhs, size_t max_smem,
-                         cudaStream_t s);
+#define LSK_BSMEM_LU_SIG(T, S) \
+    cudaError_t lsk_bsmem_lu_##S(const lsk_bstack *st, int nrhs, size_t max_smem, cudaStream_t s)
+LSK_DECLARE(LSK_BSMEM_LU_SIG);
 
 /* ---- helpers (k_batched_aux.cu) ---- */
 /* op(A) X = B with the factors and pivots of every system; trans 'N' or
  * 'T'; systems whose skip_info entry is nonzero are left alone (skip_info
  * may be NULL). One block per (system, right-hand side). */
-cudaError_t lsk_bgetrs(int dbl, char trans, const lsk_bstack *st, int nrhs,
-                       const int *skip_info, cudaStream_t s);
+#define LSK_BGETRS_SIG(T, S)                                                    \
+    cudaError_t lsk_bgetrs_##S(char trans, const lsk_bstack *st, int nrhs, const int *skip_info, \
+                               cudaStream_t s)
+LSK_DECLARE(LSK_BGETRS_SIG);
 /* ptrs[b] = A + b*sA (elements), for cuBLAS's pointer-array routines. */
-cudaError_t lsk_bpointers(int dbl, void *A, long long sA, int batch, void **ptrs,
-                          cudaStream_t s);
+#define LSK_BPOINTERS_SIG(T, S) \
+    cudaError_t lsk_bpointers_##S(T *A, long long sA, int batch, T **ptrs, cudaStream_t s)
+LSK_DECLARE(LSK_BPOINTERS_SIG);
 /* Transpose the leading n x n block of every matrix in place (row- to
  * column-major and back). */
-cudaError_t lsk_btranspose(int dbl, int n, void *A, long long ld, long long sA, int batch,
-                           cudaStream_t s);
+#define LSK_BTRANSPOSE_SIG(T, S)                                                             \
+    cudaError_t lsk_btranspose_##S(int n, T *A, long long ld, long long sA, int batch, \
+                                   cudaStream_t s)
+LSK_DECLARE(LSK_BTRANSPOSE_SIG);
 /* info[b] = 0 for every system. */
 cudaError_t lsk_bzero_info(int *info, int batch, cudaStream_t s);
 

@@ -81,20 +81,19 @@ k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
         b[i * st.b_rs] = x[i];
 }
 
-extern "C" cudaError_t lsk_bgetrs(int dbl, char trans, const lsk_bstack *st, int nrhs,
-                                  const int *skip_info, cudaStream_t s)
+template <typename T>
+static cudaError_t bgetrs(char trans, const lsk_bstack *st, int nrhs, const int *skip_info,
+                          cudaStream_t s)
 {
     if (st->n < 1 || nrhs < 1 || nrhs > 65535 || !st->ipiv)
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)st->batch, (unsigned)nrhs);
-    size_t bytes = (size_t)st->n * (dbl ? sizeof(double) : sizeof(float));
+    size_t bytes = (size_t)st->n * sizeof(T);
     int t = trans != 'N';
-    if (dbl)
-        k_bgetrs<double><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
-    else
-        k_bgetrs<float><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
+    k_bgetrs<T><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BGETRS_SIG, bgetrs, (trans, st, nrhs, skip_info, s))
 
 __global__ void k_bpointers(char *A, long long step, int batch, void **ptrs)
 {
@@ -103,14 +102,15 @@ __global__ void k_bpointers(char *A, long long step, int batch, void **ptrs)
         ptrs[b] = A + b * step;
 }
 
-extern "C" cudaError_t lsk_bpointers(int dbl, void *A, long long sA, int batch, void **ptrs,
-                                     cudaStream_t s)
+template <typename T>
+static cudaError_t bpointers(T *A, long long sA, int batch, T **ptrs, cudaStream_t s)
 {
-    long long step = sA * (long long)(dbl ? sizeof(double) : sizeof(float));
+    long long step = sA * (long long)sizeof(T);
     k_bpointers<<<lsk_blocks(batch, AUX_THREADS), AUX_THREADS, 0, s>>>((char *)A, step, batch,
-                                                                        ptrs);
+                                                                        (void **)ptrs);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BPOINTERS_SIG, bpointers, (A, sA, batch, ptrs, s))
 
 /* Blocks stride over the systems; a block's threads over the pairs i < j. */
 template <typename T>
@@ -129,16 +129,14 @@ __global__ void k_btranspose(int n, T *A, long long ld, long long sA, int batch)
     }
 }
 
-extern "C" cudaError_t lsk_btranspose(int dbl, int n, void *A, long long ld, long long sA,
-                                      int batch, cudaStream_t s)
+template <typename T>
+static cudaError_t btranspose(int n, T *A, long long ld, long long sA, int batch, cudaStream_t s)
 {
     unsigned blocks = batch < 65535 ? (unsigned)batch : 65535u;
-    if (dbl)
-        k_btranspose<double><<<blocks, AUX_THREADS, 0, s>>>(n, (double *)A, ld, sA, batch);
-    else
-        k_btranspose<float><<<blocks, AUX_THREADS, 0, s>>>(n, (float *)A, ld, sA, batch);
+    k_btranspose<T><<<blocks, AUX_THREADS, 0, s>>>(n, A, ld, sA, batch);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BTRANSPOSE_SIG, btranspose, (n, A, ld, sA, batch, s))
 
 __global__ void k_bzero_info(int *info, int batch)
 {

@@ -207,17 +207,21 @@ k_bblk_left(lsk_bstack st, int jb, int npanels, const int *moves, int mstride)
     }
 }
 
-extern "C" size_t lsk_bblk_panel_bytes(int dbl, int n, int jb)
+template <typename T>
+static size_t panel_bytes(int m, int jb)
 {
-    return (size_t)(n | 1) * (size_t)jb * (dbl ? sizeof(double) : sizeof(float)) +
-           (size_t)n * sizeof(int);
+    return (size_t)(m | 1) * (size_t)jb * sizeof(T) + (size_t)m * sizeof(int);
 }
+LSK_DEFINE(LSK_BBLK_PANEL_BYTES_SIG, panel_bytes, (m, jb))
 
 template <typename T>
 static cudaError_t panel(const lsk_bstack *st, int j0, int jb, int *moves, int mstride,
                          cudaStream_t s)
 {
-    size_t bytes = lsk_bblk_panel_bytes(sizeof(T) == 8, st->n - j0, jb);
+    if (jb < 1 || jb > LSK_BBLK_MAXJB || j0 < 0 || j0 + jb > st->n || st->a_rs != 1 ||
+        mstride < 1 + 4 * jb)
+        return cudaErrorInvalidValue;
+    size_t bytes = panel_bytes<T>(st->n - j0, jb);
     cudaError_t e = cudaFuncSetAttribute(k_bblk_panel<T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != cudaSuccess)
@@ -226,19 +230,11 @@ static cudaError_t panel(const lsk_bstack *st, int j0, int jb, int *moves, int m
                                                                          mstride);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BBLK_PANEL_SIG, panel, (st, j0, jb, moves, mstride, s))
 
-extern "C" cudaError_t lsk_bblk_panel(int dbl, const lsk_bstack *st, int j0, int jb, int *moves,
-                                      int mstride, cudaStream_t s)
-{
-    if (jb < 1 || jb > LSK_BBLK_MAXJB || j0 < 0 || j0 + jb > st->n || st->a_rs != 1 ||
-        mstride < 1 + 4 * jb)
-        return cudaErrorInvalidValue;
-    return dbl ? panel<double>(st, j0, jb, moves, mstride, s)
-               : panel<float>(st, j0, jb, moves, mstride, s);
-}
-
-extern "C" cudaError_t lsk_bblk_right(int dbl, const lsk_bstack *st, int j0, int jb,
-                                      const int *moves, int mstride, cudaStream_t s)
+template <typename T>
+static cudaError_t right(const lsk_bstack *st, int j0, int jb, const int *moves, int mstride,
+                         cudaStream_t s)
 {
     int ncols = st->n - j0 - jb, per = LSK_BBLK_RIGHT_THREADS / 32;
     if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
@@ -246,27 +242,23 @@ extern "C" cudaError_t lsk_bblk_right(int dbl, const lsk_bstack *st, int j0, int
     if (ncols <= 0)
         return cudaSuccess;
     dim3 grid((unsigned)st->batch, (unsigned)((ncols + per - 1) / per));
-    if (dbl)
-        k_bblk_right<double><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
-    else
-        k_bblk_right<float><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
+    k_bblk_right<T><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BBLK_RIGHT_SIG, right, (st, j0, jb, moves, mstride, s))
 
-extern "C" cudaError_t lsk_bblk_left(int dbl, const lsk_bstack *st, int jb, const int *moves,
-                                     int mstride, cudaStream_t s)
+template <typename T>
+static cudaError_t left(const lsk_bstack *st, int jb, const int *moves, int mstride,
+                        cudaStream_t s)
 {
-    int npanels = (st->n + jb - 1) / jb;
-    size_t bytes = (size_t)st->n * ((dbl ? sizeof(double) : sizeof(float)) + 2 * sizeof(int));
+    int npanels = jb > 0 ? (st->n + jb - 1) / jb : 0;
+    size_t bytes = (size_t)st->n * (sizeof(T) + 2 * sizeof(int));
     if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
         return cudaErrorInvalidValue;
     if (npanels < 2)
         return cudaSuccess;
-    if (dbl)
-        k_bblk_left<double><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(
-            *st, jb, npanels, moves, mstride);
-    else
-        k_bblk_left<float><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(
-            *st, jb, npanels, moves, mstride);
+    k_bblk_left<T><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(*st, jb, npanels, moves,
+                                                                        mstride);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BBLK_LEFT_SIG, left, (st, jb, moves, mstride, s))

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "k_batched.h"
+#include "typed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,18 +20,25 @@ extern "C" {
 #define LSK_BBLK_MAXJB 32
 
 /* Dynamic shared memory of the panel kernel for m rows and jb columns. */
-size_t lsk_bblk_panel_bytes(int dbl, int m, int jb);
+#define LSK_BBLK_PANEL_BYTES_SIG(T, S) size_t lsk_bblk_panel_bytes_##S(int m, int jb)
+LSK_DECLARE(LSK_BBLK_PANEL_BYTES_SIG);
 /* Factor columns [j0, j0 + jb) of rows [j0, n) of every system; ipiv and
  * info (kept if already set) as LAPACK's getrf; the panel's row moves. */
-cudaError_t lsk_bblk_panel(int dbl, const lsk_bstack *st, int j0, int jb, int *moves,
-                           int mstride, cudaStream_t s);
+#define LSK_BBLK_PANEL_SIG(T, S)                                                               \
+    cudaError_t lsk_bblk_panel_##S(const lsk_bstack *st, int j0, int jb, int *moves, int mstride, \
+                                   cudaStream_t s)
+LSK_DECLARE(LSK_BBLK_PANEL_SIG);
 /* Right of the panel: its row moves, then U12 = L11^-1 A12. */
-cudaError_t lsk_bblk_right(int dbl, const lsk_bstack *st, int j0, int jb, const int *moves,
-                           int mstride, cudaStream_t s);
+#define LSK_BBLK_RIGHT_SIG(T, S)                                                          \
+    cudaError_t lsk_bblk_right_##S(const lsk_bstack *st, int j0, int jb, const int *moves, \
+                                   int mstride, cudaStream_t s)
+LSK_DECLARE(LSK_BBLK_RIGHT_SIG);
 /* After the last panel (all of width jb but the last): every panel's moves
  * on the columns left of it; panel p's moves at moves + p * batch * mstride. */
-cudaError_t lsk_bblk_left(int dbl, const lsk_bstack *st, int jb, const int *moves, int mstride,
-                          cudaStream_t s);
+#define LSK_BBLK_LEFT_SIG(T, S)                                                                \
+    cudaError_t lsk_bblk_left_##S(const lsk_bstack *st, int jb, const int *moves, int mstride, \
+                                  cudaStream_t s)
+LSK_DECLARE(LSK_BBLK_LEFT_SIG);
 
 #ifdef __cplusplus
 }

@@ -163,10 +163,12 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
         }
 }
 
-extern "C" size_t lsk_bsmem_bytes(int dbl, int n, int nrhs)
+template <typename T>
+static size_t bsmem_bytes(int n, int nrhs)
 {
-    return (size_t)(n | 1) * (size_t)(n + nrhs) * (dbl ? sizeof(double) : sizeof(float));
+    return (size_t)(n | 1) * (size_t)(n + nrhs) * sizeof(T);
 }
+LSK_DEFINE(LSK_BSMEM_BYTES_SIG, bsmem_bytes, (n, nrhs))
 
 template <typename T>
 static cudaError_t launch(const lsk_bstack *st, int nrhs, size_t bytes, cudaStream_t s)
@@ -180,11 +182,12 @@ static cudaError_t launch(const lsk_bstack *st, int nrhs, size_t bytes, cudaStre
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t lsk_bsmem_lu(int dbl, const lsk_bstack *st, int nrhs, size_t max_smem,
-                                    cudaStream_t s)
+template <typename T>
+static cudaError_t bsmem_lu(const lsk_bstack *st, int nrhs, size_t max_smem, cudaStream_t s)
 {
-    size_t bytes = lsk_bsmem_bytes(dbl, st->n, nrhs);
+    size_t bytes = bsmem_bytes<T>(st->n, nrhs);
     if (st->n < 1 || st->n > LSK_BSMEM_MAXN || nrhs < 0 || bytes > max_smem)
         return cudaErrorInvalidValue;
-    return dbl ? launch<double>(st, nrhs, bytes, s) : launch<float>(st, nrhs, bytes, s);
+    return launch<T>(st, nrhs, bytes, s);
 }
+LSK_DEFINE(LSK_BSMEM_LU_SIG, bsmem_lu, (st, nrhs, max_smem, s))

@@ -216,9 +216,11 @@ static cudaError_t launch(const lsk_bstack *st, int nrhs, cudaStream_t s)
     return launch_np<T, 32>(st, nrhs, s);
 }
 
-extern "C" cudaError_t lsk_bwarp_lu(int dbl, const lsk_bstack *st, int nrhs, cudaStream_t s)
+template <typename T>
+static cudaError_t bwarp_lu(const lsk_bstack *st, int nrhs, cudaStream_t s)
 {
     if (st->n < 1 || st->n > LSK_BWARP_MAXN || nrhs < 0 || nrhs > LSK_BWARP_MAXRHS)
         return cudaErrorInvalidValue;
-    return dbl ? launch<double>(st, nrhs, s) : launch<float>(st, nrhs, s);
+    return launch<T>(st, nrhs, s);
 }
+LSK_DEFINE(LSK_BWARP_LU_SIG, bwarp_lu, (st, nrhs, s))

@@ -95,55 +95,55 @@ __global__ void lsk_axpbypcz_kernel(int n, T a, const T *x, T b, const T *y, T c
     out[i] = v;
 }
 
-extern "C" cudaError_t lsk_matvec(int dbl, int n, const void *dA, int lda, const void *dx,
-                                  void *dy, cudaStream_t s)
+template <typename T>
+static cudaError_t matvec(int n, const T *dA, int lda, const T *dx, T *dy, cudaStream_t s)
 {
     if (n <= 0)
         return cudaSuccess;
     unsigned grid = lsk_blocks(n, LSK_SPMV_THREADS * LSK_SPMV_ROWS);
-    LSK_DISPATCH(dbl, lsk_matvec_kernel<T><<<grid, LSK_SPMV_THREADS, 0, s>>>(
-                          n, (const T *)dA, lda, (const T *)dx, (T *)dy));
+    lsk_matvec_kernel<T><<<grid, LSK_SPMV_THREADS, 0, s>>>(n, dA, lda, dx, dy);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_MATVEC_SIG, matvec, (n, dA, lda, dx, dy, s))
 
-extern "C" cudaError_t lsk_dot(int dbl, int n, const void *dx, const void *dy, void *partials,
-                               void *out, cudaStream_t s)
+template <typename T>
+static cudaError_t dot(int n, const T *dx, const T *dy, T *partials, T *out, cudaStream_t s)
 {
     int blocks = (int)lsk_blocks(n > 0 ? n : 1, LSK_DOT_THREADS);
     if (blocks > LSK_DOT_BLOCKS)
         blocks = LSK_DOT_BLOCKS;
-    LSK_DISPATCH(dbl, lsk_dot_partial_kernel<T><<<blocks, LSK_DOT_THREADS, 0, s>>>(
-                          n, (const T *)dx, (const T *)dy, (T *)partials));
+    lsk_dot_partial_kernel<T><<<blocks, LSK_DOT_THREADS, 0, s>>>(n, dx, dy, partials);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
-    LSK_DISPATCH(dbl, lsk_dot_final_kernel<T><<<1, LSK_DOT_THREADS, 0, s>>>(
-                          blocks, (const T *)partials, (T *)out));
+    lsk_dot_final_kernel<T><<<1, LSK_DOT_THREADS, 0, s>>>(blocks, (const T *)partials, out);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_DOT_SIG, dot, (n, dx, dy, partials, out, s))
 
-extern "C" cudaError_t lsk_axpbypcz(int dbl, int n, double a, const void *x, double b,
-                                    const void *y, double c, const void *z, void *out,
-                                    cudaStream_t s)
+template <typename T>
+static cudaError_t axpbypcz(int n, double a, const T *x, double b, const T *y, double c,
+                            const T *z, T *out, cudaStream_t s)
 {
     if (n <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_axpbypcz_kernel<T><<<lsk_blocks(n, LSK_VEC_THREADS), LSK_VEC_THREADS,
-                                               0, s>>>(n, (T)a, (const T *)x, (T)b,
-                                                       (const T *)y, (T)c, (const T *)z,
-                                                       (T *)out));
+    lsk_axpbypcz_kernel<T><<<lsk_blocks(n, LSK_VEC_THREADS), LSK_VEC_THREADS, 0, s>>>(
+        n, (T)a, x, (T)b, y, (T)c, z, out);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_AXPBYPCZ_SIG, axpbypcz, (n, a, x, b, y, c, z, out, s))
 
-extern "C" int lsk_reg_bicgstab(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_bicgstab(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("matvec", "bicgstab", lsk_matvec_kernel<T>, LSK_SPMV_THREADS,
-                              LSK_SPMV_XTILE * sizeof(T));
-                 LSK_REG("dot_partial", "bicgstab", lsk_dot_partial_kernel<T>, LSK_DOT_THREADS,
-                         LSK_DOT_THREADS * sizeof(T));
-                 LSK_REG("dot_final", "bicgstab", lsk_dot_final_kernel<T>, LSK_DOT_THREADS,
-                         LSK_DOT_THREADS * sizeof(T));
-                 LSK_REG("axpbypcz", "bicgstab", lsk_axpbypcz_kernel<T>, LSK_VEC_THREADS, 0));
+    LSK_REG("matvec", "bicgstab", lsk_matvec_kernel<T>, LSK_SPMV_THREADS,
+            LSK_SPMV_XTILE * sizeof(T));
+    LSK_REG("dot_partial", "bicgstab", lsk_dot_partial_kernel<T>, LSK_DOT_THREADS,
+            LSK_DOT_THREADS * sizeof(T));
+    LSK_REG("dot_final", "bicgstab", lsk_dot_final_kernel<T>, LSK_DOT_THREADS,
+            LSK_DOT_THREADS * sizeof(T));
+    LSK_REG("axpbypcz", "bicgstab", lsk_axpbypcz_kernel<T>, LSK_VEC_THREADS, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_BICGSTAB_SIG, reg_bicgstab, (out))

@@ -15,17 +15,25 @@ static inline unsigned lsk_blocks(long long work, int threads)
     return (unsigned)((work + threads - 1) / threads);
 }
 
-/* Run the statement list with T = double or float, per the precision flag. */
-#define LSK_DISPATCH(dbl, ...)          \
-    do {                                \
-        if (dbl) {                      \
-            typedef double T;           \
-            __VA_ARGS__;                \
-        } else {                        \
-            typedef float T;            \
-            __VA_ARGS__;                \
-        }                               \
-    } while (0)
+#include "typed.h"
+
+/* The two C launchers of a signature macro SIG (typed.h), each calling
+ * the template impl<T> with the parenthesised argument list args. */
+#define LSK_DEFINE(SIG, impl, args)                          \
+    extern "C" SIG(double, d) { return impl<double> args; } \
+    extern "C" SIG(float, s) { return impl<float> args; }
+
+/* fd for T = double, fs for T = float: a typed launcher of another file,
+ * called from template code as LSK_TYPED(T, lsk_foo)(...). */
+template <typename T, typename FD, typename FS>
+static inline auto lsk_typed(FD fd, FS fs)
+{
+    if constexpr (sizeof(T) == sizeof(double))
+        return fd;
+    else
+        return fs;
+}
+#define LSK_TYPED(T, name) lsk_typed<T>(name##_d, name##_s)
 
 #include "kernel_registry.h"
 

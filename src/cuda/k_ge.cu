@@ -71,31 +71,33 @@ __global__ void lsk_elim_elements_kernel(int n, int w, T *M, long long ldm, int 
     M[(long long)i * ldm + j] -= f * M[(long long)k * ldm + j];
 }
 
-extern "C" cudaError_t lsk_ge_naive_step(int dbl, int n, int w, void *dM, long long ldm, int k,
-                                         cudaStream_t s)
+template <typename T>
+static cudaError_t ge_naive_step(int n, int w, T *dM, long long ldm, int k, cudaStream_t s)
 {
     int rows = n - k - 1;
     if (rows <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_ge_naive_kernel<T><<<lsk_blocks(rows, LSK_NAIVE_THREADS),
-                                               LSK_NAIVE_THREADS, 0, s>>>(n, w, (T *)dM, ldm, k));
+    lsk_ge_naive_kernel<T><<<lsk_blocks(rows, LSK_NAIVE_THREADS), LSK_NAIVE_THREADS, 0, s>>>(
+        n, w, dM, ldm, k);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_GE_NAIVE_STEP_SIG, ge_naive_step, (n, w, dM, ldm, k, s))
 
-extern "C" cudaError_t lsk_ge_blocked_step(int dbl, int n, int w, void *dM, long long ldm, int k,
-                                           cudaStream_t s)
+template <typename T>
+static cudaError_t ge_blocked_step(int n, int w, T *dM, long long ldm, int k, cudaStream_t s)
 {
     int rows = n - k - 1;
     if (rows <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_ge_blocked_kernel<T><<<lsk_blocks(rows, LSK_BLOCKED_THREADS),
-                                                 LSK_BLOCKED_THREADS, 0, s>>>(n, w, (T *)dM,
-                                                                              ldm, k));
+    lsk_ge_blocked_kernel<T><<<lsk_blocks(rows, LSK_BLOCKED_THREADS), LSK_BLOCKED_THREADS, 0, s>>>(
+        n, w, dM, ldm, k);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_GE_BLOCKED_STEP_SIG, ge_blocked_step, (n, w, dM, ldm, k, s))
 
-extern "C" cudaError_t lsk_elim_elements(int dbl, int n, int w, void *dM, long long ldm, int k,
-                                         int r0, int r1, int c0, cudaStream_t s)
+template <typename T>
+static cudaError_t elim_elements(int n, int w, T *dM, long long ldm, int k, int r0, int r1,
+                                 int c0, cudaStream_t s)
 {
     if (r1 <= r0 || w <= c0)
         return cudaSuccess;
@@ -103,18 +105,20 @@ extern "C" cudaError_t lsk_elim_elements(int dbl, int n, int w, void *dM, long l
     dim3 grid(lsk_blocks(w - c0, LSK_ELEM_X), lsk_blocks(r1 - r0, LSK_ELEM_Y));
     if (grid.y > 65535u)
         return cudaErrorInvalidConfiguration;
-    LSK_DISPATCH(dbl, lsk_elim_elements_kernel<T><<<grid, block, 0, s>>>(n, w, (T *)dM, ldm, k,
-                                                                          r0, r1, c0));
+    lsk_elim_elements_kernel<T><<<grid, block, 0, s>>>(n, w, dM, ldm, k, r0, r1, c0);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_ELIM_ELEMENTS_SIG, elim_elements, (n, w, dM, ldm, k, r0, r1, c0, s))
 
-extern "C" int lsk_reg_ge(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_ge(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("ge_naive", "ge-naive", lsk_ge_naive_kernel<T>, LSK_NAIVE_THREADS, 0);
-                 LSK_REG("ge_blocked", "ge-blocked", lsk_ge_blocked_kernel<T>,
-                         LSK_BLOCKED_THREADS, LSK_BLOCKED_CHUNK * sizeof(T));
-                 LSK_REG("elim_elements", "ge-coalesced,gj1,gj2", lsk_elim_elements_kernel<T>,
-                         LSK_ELEM_X * LSK_ELEM_Y, 0));
+    LSK_REG("ge_naive", "ge-naive", lsk_ge_naive_kernel<T>, LSK_NAIVE_THREADS, 0);
+    LSK_REG("ge_blocked", "ge-blocked", lsk_ge_blocked_kernel<T>, LSK_BLOCKED_THREADS,
+            LSK_BLOCKED_CHUNK * sizeof(T));
+    LSK_REG("elim_elements", "ge-coalesced,gj1,gj2", lsk_elim_elements_kernel<T>,
+            LSK_ELEM_X * LSK_ELEM_Y, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_GE_SIG, reg_ge, (out))

@@ -45,27 +45,25 @@ static cudaError_t lsk_gemm_launch(int tile, int m, int n, int k, const T *A, in
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t lsk_gemm_tiled(int dbl, int tile, int m, int n, int k, const void *dA,
-                                      int lda, const void *dB, int ldb, void *dC, int ldc,
-                                      cudaStream_t s)
+template <typename T>
+static cudaError_t gemm_tiled(int tile, int m, int n, int k, const T *dA, int lda, const T *dB,
+                              int ldb, T *dC, int ldc, cudaStream_t s)
 {
     if (m <= 0 || n <= 0)
         return cudaSuccess;
-    if (dbl)
-        return lsk_gemm_launch<double>(tile, m, n, k, (const double *)dA, lda, (const double *)dB,
-                                       ldb, (double *)dC, ldc, s);
-    return lsk_gemm_launch<float>(tile, m, n, k, (const float *)dA, lda, (const float *)dB, ldb,
-                                  (float *)dC, ldc, s);
+    return lsk_gemm_launch<T>(tile, m, n, k, dA, lda, dB, ldb, dC, ldc, s);
 }
+LSK_DEFINE(LSK_GEMM_TILED_SIG, gemm_tiled, (tile, m, n, k, dA, lda, dB, ldb, dC, ldc, s))
 
-extern "C" int lsk_reg_gemm(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_gemm(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("gemm_tiled_p8", "gemm", (lsk_gemm_tiled_kernel<T, 8>), 64,
-                              2 * 8 * 9 * sizeof(T));
-                 LSK_REG("gemm_tiled_p16", "gemm", (lsk_gemm_tiled_kernel<T, 16>), 256,
-                         2 * 16 * 17 * sizeof(T));
-                 LSK_REG("gemm_tiled_p32", "gemm", (lsk_gemm_tiled_kernel<T, 32>), 1024,
-                         2 * 32 * 33 * sizeof(T)));
+    LSK_REG("gemm_tiled_p8", "gemm", (lsk_gemm_tiled_kernel<T, 8>), 64, 2 * 8 * 9 * sizeof(T));
+    LSK_REG("gemm_tiled_p16", "gemm", (lsk_gemm_tiled_kernel<T, 16>), 256,
+            2 * 16 * 17 * sizeof(T));
+    LSK_REG("gemm_tiled_p32", "gemm", (lsk_gemm_tiled_kernel<T, 32>), 1024,
+            2 * 32 * 33 * sizeof(T));
     return count;
 }
+LSK_DEFINE(LSK_REG_GEMM_SIG, reg_gemm, (out))

@@ -83,36 +83,36 @@ static size_t lsk_laswp_rhs_dynamic_max(size_t smem_max)
     return smem_max > fixed ? smem_max - fixed : 0;
 }
 
-extern "C" int lsk_laswp_rhs_staged(int dbl, int n, size_t smem_max)
+template <typename T>
+static int laswp_rhs_staged(int n, size_t smem_max)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
+    size_t es = sizeof(T);
     return n > 0 && (size_t)n * es <= lsk_laswp_rhs_dynamic_max(smem_max);
 }
+LSK_DEFINE(LSK_LASWP_RHS_STAGED_SIG, laswp_rhs_staged, (n, smem_max))
 
-extern "C" cudaError_t lsk_laswp_rhs(int dbl, int n, int nrhs, void *dB, int ldb, int k0, int k1,
-                                     const int *d_ipiv, int reverse, size_t smem_max,
-                                     cudaStream_t s)
+template <typename T>
+static cudaError_t laswp_rhs(int n, int nrhs, T *dB, int ldb, int k0, int k1, const int *d_ipiv,
+                             int reverse, size_t smem_max, cudaStream_t s)
 {
     if (n <= 0 || nrhs <= 0 || k1 <= k0)
         return cudaSuccess;
-    size_t bytes = (size_t)n * (dbl ? sizeof(double) : sizeof(float));
-    int staged = lsk_laswp_rhs_staged(dbl, n, smem_max);
-    LSK_DISPATCH(dbl, {
-        if (staged) {
-            /* past the default 48 KiB a kernel must opt in; no sync involved */
-            if (bytes > 48 * 1024) {
-                cudaError_t e = cudaFuncSetAttribute(lsk_laswp_rhs_kernel<T, 1>,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)bytes);
-                if (e != cudaSuccess)
-                    return e;
-            }
-            lsk_laswp_rhs_kernel<T, 1><<<(unsigned)nrhs, LSK_LASWP_RHS_THREADS, bytes, s>>>(
-                n, (T *)dB, ldb, k0, k1, d_ipiv, reverse);
-        } else {
-            lsk_laswp_rhs_kernel<T, 0><<<(unsigned)nrhs, LSK_LASWP_RHS_THREADS, 0, s>>>(
-                n, (T *)dB, ldb, k0, k1, d_ipiv, reverse);
+    size_t bytes = (size_t)n * sizeof(T);
+    if (laswp_rhs_staged<T>(n, smem_max)) {
+        /* past the default 48 KiB a kernel must opt in; no sync involved */
+        if (bytes > 48 * 1024) {
+            cudaError_t e = cudaFuncSetAttribute(lsk_laswp_rhs_kernel<T, 1>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)bytes);
+            if (e != cudaSuccess)
+                return e;
         }
-    });
+        lsk_laswp_rhs_kernel<T, 1><<<(unsigned)nrhs, LSK_LASWP_RHS_THREADS, bytes, s>>>(
+            n, dB, ldb, k0, k1, d_ipiv, reverse);
+    } else {
+        lsk_laswp_rhs_kernel<T, 0><<<(unsigned)nrhs, LSK_LASWP_RHS_THREADS, 0, s>>>(
+            n, dB, ldb, k0, k1, d_ipiv, reverse);
+    }
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_LASWP_RHS_SIG, laswp_rhs, (n, nrhs, dB, ldb, k0, k1, d_ipiv, reverse, smem_max, s))

@@ -36,37 +36,39 @@ __global__ void lsk_extract_rhs_kernel(int n, int nrhs, const T *M, long long ld
     X[i + (long long)r * ldx] = v;
 }
 
-extern "C" cudaError_t lsk_build_augmented(int dbl, int n, int nrhs, const void *dA, int lda,
-                                           const void *dB, int ldb, void *dM, long long ldm,
-                                           cudaStream_t s)
+template <typename T>
+static cudaError_t build_augmented(int n, int nrhs, const T *dA, int lda, const T *dB, int ldb,
+                                   T *dM, long long ldm, cudaStream_t s)
 {
     long long work = (long long)n * (n + nrhs);
     if (work == 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_build_augmented_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS),
-                                                      LSK_ROWOP_THREADS, 0, s>>>(
-                          n, nrhs, (const T *)dA, lda, (const T *)dB, ldb, (T *)dM, ldm));
+    lsk_build_augmented_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS), LSK_ROWOP_THREADS, 0, s>>>(
+        n, nrhs, dA, lda, dB, ldb, dM, ldm);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_BUILD_AUGMENTED_SIG, build_augmented, (n, nrhs, dA, lda, dB, ldb, dM, ldm, s))
 
-extern "C" cudaError_t lsk_extract_rhs(int dbl, int n, int nrhs, const void *dM, long long ldm,
-                                       int divide_by_diag, void *dX, int ldx, cudaStream_t s)
+template <typename T>
+static cudaError_t extract_rhs(int n, int nrhs, const T *dM, long long ldm, int divide_by_diag,
+                               T *dX, int ldx, cudaStream_t s)
 {
     long long work = (long long)n * nrhs;
     if (work == 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_extract_rhs_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS),
-                                                  LSK_ROWOP_THREADS, 0, s>>>(
-                          n, nrhs, (const T *)dM, ldm, divide_by_diag, (T *)dX, ldx));
+    lsk_extract_rhs_kernel<T><<<lsk_blocks(work, LSK_ROWOP_THREADS), LSK_ROWOP_THREADS, 0, s>>>(
+        n, nrhs, dM, ldm, divide_by_diag, dX, ldx);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_EXTRACT_RHS_SIG, extract_rhs, (n, nrhs, dM, ldm, divide_by_diag, dX, ldx, s))
 
-extern "C" int lsk_reg_layout(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_layout(ls_cuda_kernel_desc *out)
 {
     int count = 0;
     const char *m = "ge-naive,ge-blocked,ge-coalesced,gj1,gj2";
-    LSK_DISPATCH(dbl, LSK_REG("build_augmented", m, lsk_build_augmented_kernel<T>,
-                              LSK_ROWOP_THREADS, 0);
-                 LSK_REG("extract_rhs", m, lsk_extract_rhs_kernel<T>, LSK_ROWOP_THREADS, 0));
+    LSK_REG("build_augmented", m, lsk_build_augmented_kernel<T>, LSK_ROWOP_THREADS, 0);
+    LSK_REG("extract_rhs", m, lsk_extract_rhs_kernel<T>, LSK_ROWOP_THREADS, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_LAYOUT_SIG, reg_layout, (out))

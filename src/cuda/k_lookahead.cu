@@ -147,10 +147,11 @@ extern "C" cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t lsk_moves_apply(int dbl, int c0, int n0, int c1, int n1, void *dA, int lda,
-                                       int nsw, const int *d_moves, cudaStream_t s)
+template <typename T>
+static cudaError_t moves_apply(int c0, int n0, int c1, int n1, T *dA, int lda, int nsw,
+                               const int *d_moves, cudaStream_t s)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float), per_warp = es * 2 * (size_t)nsw;
+    size_t es = sizeof(T), per_warp = es * 2 * (size_t)nsw;
     if (n0 < 0 || n1 < 0 || nsw < 1 || nsw > LSK_SWAPS_MAX)
         return cudaErrorInvalidValue;
     if (n0 + n1 == 0)
@@ -160,7 +161,8 @@ extern "C" cudaError_t lsk_moves_apply(int dbl, int c0, int n0, int c1, int n1, 
     warps = warps < 1 ? 1 : warps > 8 ? 8 : warps;
     size_t smem = (size_t)warps * per_warp;
     unsigned blocks = (unsigned)(((long long)n0 + n1 + warps - 1) / warps);
-    LSK_DISPATCH(dbl, lsk_moves_apply_kernel<T><<<blocks, warps * 32, smem, s>>>(
-                          c0, n0, c1, n1, (T *)dA, (long long)lda, nsw, d_moves));
+    lsk_moves_apply_kernel<T><<<blocks, warps * 32, smem, s>>>(c0, n0, c1, n1, dA, (long long)lda,
+                                                                nsw, d_moves);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_MOVES_APPLY_SIG, moves_apply, (c0, n0, c1, n1, dA, lda, nsw, d_moves, s))

@@ -71,33 +71,36 @@ __global__ void lsk_panel_update_kernel(int m, int j, int j0, int jb, T *A, int 
     A[i + (long long)c * lda] -= A[i + (long long)j * lda] * A[j + (long long)c * lda];
 }
 
-extern "C" cudaError_t lsk_panel_column(int dbl, int m, int j, int j0, int jb, void *dA, int lda,
-                                        int *d_ipiv, int *d_info, cudaStream_t s)
+template <typename T>
+static cudaError_t panel_column(int m, int j, int j0, int jb, T *dA, int lda, int *d_ipiv,
+                                int *d_info, cudaStream_t s)
 {
-    LSK_DISPATCH(dbl, lsk_panel_column_kernel<T><<<1, LSK_PANEL_THREADS, 0, s>>>(
-                          m, j, j0, jb, (T *)dA, lda, d_ipiv, d_info));
+    lsk_panel_column_kernel<T><<<1, LSK_PANEL_THREADS, 0, s>>>(m, j, j0, jb, dA, lda, d_ipiv,
+                                                                d_info);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_PANEL_COLUMN_SIG, panel_column, (m, j, j0, jb, dA, lda, d_ipiv, d_info, s))
 
-extern "C" cudaError_t lsk_panel_update(int dbl, int m, int j, int j0, int jb, void *dA, int lda,
-                                        cudaStream_t s)
+template <typename T>
+static cudaError_t panel_update(int m, int j, int j0, int jb, T *dA, int lda, cudaStream_t s)
 {
     int rows = m - j - 1, cols = j0 + jb - j - 1;
     if (rows <= 0 || cols <= 0)
         return cudaSuccess;
     dim3 block(LSK_PUPD_X, LSK_PUPD_Y);
     dim3 grid(lsk_blocks(rows, LSK_PUPD_X), lsk_blocks(cols, LSK_PUPD_Y));
-    LSK_DISPATCH(dbl, lsk_panel_update_kernel<T><<<grid, block, 0, s>>>(m, j, j0, jb, (T *)dA,
-                                                                         lda));
+    lsk_panel_update_kernel<T><<<grid, block, 0, s>>>(m, j, j0, jb, dA, lda);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_PANEL_UPDATE_SIG, panel_update, (m, j, j0, jb, dA, lda, s))
 
-extern "C" int lsk_reg_lu(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_lu(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("panel_column", "lu", lsk_panel_column_kernel<T>,
-                              LSK_PANEL_THREADS, LSK_PANEL_THREADS * (sizeof(T) + sizeof(int)));
-                 LSK_REG("panel_update", "lu", lsk_panel_update_kernel<T>,
-                         LSK_PUPD_X * LSK_PUPD_Y, 0));
+    LSK_REG("panel_column", "lu", lsk_panel_column_kernel<T>, LSK_PANEL_THREADS,
+            LSK_PANEL_THREADS * (sizeof(T) + sizeof(int)));
+    LSK_REG("panel_update", "lu", lsk_panel_update_kernel<T>, LSK_PUPD_X * LSK_PUPD_Y, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_LU_SIG, reg_lu, (out))

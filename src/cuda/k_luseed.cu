@@ -36,19 +36,20 @@ __global__ void lsk_seed_update_kernel(int n, T *A, int lda, int k)
         A[i + (long long)j * lda] -= mult[threadIdx.x] * prow[threadIdx.y];
 }
 
-extern "C" cudaError_t lsk_seed_multipliers(int dbl, int n, void *dA, int lda, int k,
-                                            cudaStream_t s)
+template <typename T>
+static cudaError_t seed_multipliers(int n, T *dA, int lda, int k, cudaStream_t s)
 {
     int rows = n - k - 1;
     if (rows <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_seed_multipliers_kernel<T><<<lsk_blocks(rows, LSK_ROWOP_THREADS),
-                                                       LSK_ROWOP_THREADS, 0, s>>>(n, (T *)dA,
-                                                                                  lda, k));
+    lsk_seed_multipliers_kernel<T><<<lsk_blocks(rows, LSK_ROWOP_THREADS), LSK_ROWOP_THREADS, 0,
+                                     s>>>(n, dA, lda, k);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_SEED_MULTIPLIERS_SIG, seed_multipliers, (n, dA, lda, k, s))
 
-extern "C" cudaError_t lsk_seed_update(int dbl, int n, void *dA, int lda, int k, cudaStream_t s)
+template <typename T>
+static cudaError_t seed_update(int n, T *dA, int lda, int k, cudaStream_t s)
 {
     int rest = n - k - 1;
     if (rest <= 0)
@@ -57,16 +58,18 @@ extern "C" cudaError_t lsk_seed_update(int dbl, int n, void *dA, int lda, int k,
     dim3 grid(lsk_blocks(rest, LSK_SEED_TILE), lsk_blocks(rest, LSK_SEED_TILE));
     if (grid.y > 65535u)
         return cudaErrorInvalidConfiguration;
-    LSK_DISPATCH(dbl, lsk_seed_update_kernel<T><<<grid, block, 0, s>>>(n, (T *)dA, lda, k));
+    lsk_seed_update_kernel<T><<<grid, block, 0, s>>>(n, dA, lda, k);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_SEED_UPDATE_SIG, seed_update, (n, dA, lda, k, s))
 
-extern "C" int lsk_reg_luseed(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_luseed(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("seed_multipliers", "lu-seed", lsk_seed_multipliers_kernel<T>,
-                              LSK_ROWOP_THREADS, 0);
-                 LSK_REG("seed_update", "lu-seed", lsk_seed_update_kernel<T>,
-                         LSK_SEED_TILE * LSK_SEED_TILE, 2 * LSK_SEED_TILE * sizeof(T)));
+    LSK_REG("seed_multipliers", "lu-seed", lsk_seed_multipliers_kernel<T>, LSK_ROWOP_THREADS, 0);
+    LSK_REG("seed_update", "lu-seed", lsk_seed_update_kernel<T>, LSK_SEED_TILE * LSK_SEED_TILE,
+            2 * LSK_SEED_TILE * sizeof(T));
     return count;
 }
+LSK_DEFINE(LSK_REG_LUSEED_SIG, reg_luseed, (out))

@@ -139,97 +139,89 @@ __global__ void __launch_bounds__(LSK_COOP_THREADS)
 #endif
 }
 
-extern "C" int lsk_panel_cluster_shape(int dbl, int rows, int w, int *R)
+template <typename T>
+static int panel_cluster_shape(int rows, int w, int *R)
 {
-    return lsk_leaf_shape(dbl ? sizeof(double) : sizeof(float), rows, w, LSK_CLUSTER_MAX,
-                          LSK_CLUSTER_MAX, LSK_CLUSTER_MAX_SMEM, R);
+    return lsk_leaf_shape(sizeof(T), rows, w, LSK_CLUSTER_MAX, LSK_CLUSTER_MAX,
+                          LSK_CLUSTER_MAX_SMEM, R);
 }
+LSK_DEFINE(LSK_PANEL_CLUSTER_SHAPE_SIG, panel_cluster_shape, (rows, w, R))
 
-extern "C" cudaError_t lsk_panel_cluster(int dbl, int m, int ncols, int j0, int w, void *dA,
-                                         int lda, int *d_ipiv, int *d_info, int *d_pairs, int G,
-                                         int R, cudaStream_t s)
+template <typename T>
+static cudaError_t panel_cluster(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv,
+                                 int *d_info, int *d_pairs, int G, int R, cudaStream_t s)
 {
-    size_t smem = (size_t)R * w * (dbl ? sizeof(double) : sizeof(float));
-    cudaError_t e;
-    LSK_DISPATCH(dbl, {
-        e = cudaFuncSetAttribute(lsk_panel_cluster_kernel<T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)G;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3((unsigned)G);
-        cfg.blockDim = dim3(LSK_COOP_THREADS);
-        cfg.dynamicSmemBytes = smem;
-        cfg.stream = s;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        e = cudaLaunchKernelEx(&cfg, lsk_panel_cluster_kernel<T>, m, j0, w, (T *)dA, lda, d_ipiv,
-                               d_info, R, d_pairs);
-        if (e != cudaSuccess)
-            return e;
-    });
-    return lsk_swap_outside(dbl, ncols, j0, w, dA, lda, d_pairs, s);
+    size_t smem = (size_t)R * w * sizeof(T);
+    cudaError_t e = cudaFuncSetAttribute(lsk_panel_cluster_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess)
+        return e;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)G;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)G);
+    cfg.blockDim = dim3(LSK_COOP_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    e = cudaLaunchKernelEx(&cfg, lsk_panel_cluster_kernel<T>, m, j0, w, dA, lda, d_ipiv, d_info,
+                           R, d_pairs);
+    if (e != cudaSuccess)
+        return e;
+    return LSK_TYPED(T, lsk_swap_outside)(ncols, j0, w, dA, lda, d_pairs, s);
 }
+LSK_DEFINE(LSK_PANEL_CLUSTER_SIG, panel_cluster,
+           (m, ncols, j0, w, dA, lda, d_ipiv, d_info, d_pairs, G, R, s))
 
 /* Can this device run the largest cluster the leaf uses (LSK_CLUSTER_MAX
  * blocks with the largest slice)? sm_90 and the occupancy API's word. */
-extern "C" int lsk_panel_cluster_usable(int dbl)
+template <typename T>
+static int panel_cluster_usable(void)
 {
     int dev = 0, major = 0, clusters = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         major < 9)
         return 0;
-    cudaError_t e;
-    LSK_DISPATCH(dbl, {
-        e = cudaFuncSetAttribute(lsk_panel_cluster_kernel<T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)LSK_CLUSTER_MAX_SMEM);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            return 0;
-        }
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = LSK_CLUSTER_MAX;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3(LSK_CLUSTER_MAX);
-        cfg.blockDim = dim3(LSK_COOP_THREADS);
-        cfg.dynamicSmemBytes = LSK_CLUSTER_MAX_SMEM;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_cluster_kernel<T>, &cfg);
-    });
+    cudaError_t e = cudaFuncSetAttribute(lsk_panel_cluster_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)LSK_CLUSTER_MAX_SMEM);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = LSK_CLUSTER_MAX;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(LSK_CLUSTER_MAX);
+    cfg.blockDim = dim3(LSK_COOP_THREADS);
+    cfg.dynamicSmemBytes = LSK_CLUSTER_MAX_SMEM;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_cluster_kernel<T>, &cfg);
     if (e != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
     return clusters >= 1;
 }
+LSK_DEFINE(LSK_PANEL_CLUSTER_USABLE_SIG, panel_cluster_usable, ())
 
 /* Dynamic shared memory of the first (largest) cluster leaf at size n. */
-static size_t lsk_cluster_smem_at(int dbl, int n)
+template <typename T>
+static size_t cluster_smem(int n, int nrhs)
 {
     int R = 0;
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    return lsk_panel_cluster_shape(dbl, n, LSK_COOP_MAXW, &R) ? (size_t)R * LSK_COOP_MAXW * es : 0;
-}
-static size_t lsk_cluster_smem_d(int n, int nrhs)
-{
     (void)nrhs;
-    return lsk_cluster_smem_at(1, n);
-}
-static size_t lsk_cluster_smem_s(int n, int nrhs)
-{
-    (void)nrhs;
-    return lsk_cluster_smem_at(0, n);
+    return panel_cluster_shape<T>(n, LSK_COOP_MAXW, &R) ? (size_t)R * LSK_COOP_MAXW * sizeof(T)
+                                                        : 0;
 }
 
 /* Static shared memory as the compiler lays it out: the published rows
@@ -242,11 +234,13 @@ static size_t lsk_cluster_static_smem(size_t es)
     return (b + 15) / 16 * 16;
 }
 
-extern "C" int lsk_reg_cluster(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_cluster(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("panel_cluster", "lu", lsk_panel_cluster_kernel<T>,
-                              LSK_COOP_THREADS, lsk_cluster_static_smem(sizeof(T)));
-                 out[count - 1].dynamic_smem = dbl ? lsk_cluster_smem_d : lsk_cluster_smem_s);
+    LSK_REG("panel_cluster", "lu", lsk_panel_cluster_kernel<T>, LSK_COOP_THREADS,
+            lsk_cluster_static_smem(sizeof(T)));
+    out[count - 1].dynamic_smem = cluster_smem<T>;
     return count;
 }
+LSK_DEFINE(LSK_REG_CLUSTER_SIG, reg_cluster, (out))

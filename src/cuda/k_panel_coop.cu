@@ -165,30 +165,36 @@ __global__ void lsk_swap_outside_kernel(int ncols, int j0, int w, T *A, int lda,
 }
 
 /* Scratch needed by lsk_panel_coop for G blocks (bytes). */
-extern "C" size_t lsk_panel_coop_scratch(int dbl, int G)
+template <typename T>
+static size_t panel_coop_scratch(int G)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
+    size_t es = sizeof(T);
     return es * (size_t)2 * G * LSK_COOP_MAXW /* candidates */ + sizeof(int) * 2 * (size_t)G +
            es * 2 * (size_t)G /* candidate values */ + es * 2 * LSK_COOP_MAXW /* diag rows */ +
            sizeof(int) * (1 + 4 * LSK_COOP_MAXW) + 64;
 }
+LSK_DEFINE(LSK_PANEL_COOP_SCRATCH_SIG, panel_coop_scratch, (G))
 
 /* How many blocks and rows per block a leaf of m - j0 rows uses: about 32
  * rows a block, at most want_blocks, but as many as the slice's shared
  * memory needs; 0 blocks when that is more than max_blocks (all must be
  * resident: the caller then uses per-column kernels). */
-extern "C" int lsk_panel_coop_shape(int dbl, int rows, int w, int want_blocks, int max_blocks,
-                                    int *R)
+template <typename T>
+static int panel_coop_shape(int rows, int w, int want_blocks, int max_blocks, int *R)
 {
-    return lsk_leaf_shape(dbl ? sizeof(double) : sizeof(float), rows, w, want_blocks, max_blocks,
-                          LSK_COOP_MAX_SMEM, R);
+    return lsk_leaf_shape(sizeof(T), rows, w, want_blocks, max_blocks, LSK_COOP_MAX_SMEM, R);
 }
+LSK_DEFINE(LSK_PANEL_COOP_SHAPE_SIG, panel_coop_shape, (rows, w, want_blocks, max_blocks, R))
 
-extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
-                                      int *d_ipiv, int *d_info, void *scratch, int G, int R,
-                                      cudaStream_t s)
+template <typename T>
+static cudaError_t swap_outside(int ncols, int j0, int w, T *dA, int lda, const int *pairs,
+                                cudaStream_t s);
+
+template <typename T>
+static cudaError_t panel_coop(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv,
+                              int *d_info, void *scratch, int G, int R, cudaStream_t s)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
+    size_t es = sizeof(T);
     char *p = (char *)scratch;
     void *pub = p;
     p += es * (size_t)2 * G * LSK_COOP_MAXW;
@@ -198,35 +204,36 @@ extern "C" cudaError_t lsk_panel_coop(int dbl, int m, int ncols, int j0, int w, 
     p += es * 2 * LSK_COOP_MAXW;
     int *pairs = (int *)p;
     size_t smem = (size_t)R * w * es;
-    cudaError_t e;
-    LSK_DISPATCH(dbl, {
-        e = cudaFuncSetAttribute(lsk_panel_coop_kernel<T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-        T *Ap = (T *)dA;
-        T *pubp = (T *)pub, *krowp = (T *)krow;
-        void *args[] = {&m, &j0, &w, &Ap, &lda, &d_ipiv, &d_info, &R, &pubp, &prow, &krowp, &pairs};
-        e = cudaLaunchCooperativeKernel((const void *)lsk_panel_coop_kernel<T>, dim3(G),
-                                        dim3(LSK_COOP_THREADS), args, smem, s);
-        if (e != cudaSuccess)
-            return e;
-    });
-    return lsk_swap_outside(dbl, ncols, j0, w, dA, lda, pairs, s);
+    cudaError_t e = cudaFuncSetAttribute(lsk_panel_coop_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess)
+        return e;
+    T *Ap = dA;
+    T *pubp = (T *)pub, *krowp = (T *)krow;
+    void *args[] = {&m, &j0, &w, &Ap, &lda, &d_ipiv, &d_info, &R, &pubp, &prow, &krowp, &pairs};
+    e = cudaLaunchCooperativeKernel((const void *)lsk_panel_coop_kernel<T>, dim3(G),
+                                    dim3(LSK_COOP_THREADS), args, smem, s);
+    if (e != cudaSuccess)
+        return e;
+    return swap_outside<T>(ncols, j0, w, dA, lda, pairs, s);
 }
+LSK_DEFINE(LSK_PANEL_COOP_SIG, panel_coop,
+           (m, ncols, j0, w, dA, lda, d_ipiv, d_info, scratch, G, R, s))
 
 /* The leaf's row moves (pairs, on the device) applied to every column
  * outside [j0, j0+w), one warp a column, in one launch. */
-extern "C" cudaError_t lsk_swap_outside(int dbl, int ncols, int j0, int w, void *dA, int lda,
-                                        const int *pairs, cudaStream_t s)
+template <typename T>
+static cudaError_t swap_outside(int ncols, int j0, int w, T *dA, int lda, const int *pairs,
+                                cudaStream_t s)
 {
     if (ncols <= w)
         return cudaSuccess;
     long long threads = 32LL * (ncols - w);
-    LSK_DISPATCH(dbl, lsk_swap_outside_kernel<T><<<lsk_blocks(threads, 256), 256, 0, s>>>(
-                          ncols, j0, w, (T *)dA, lda, pairs));
+    lsk_swap_outside_kernel<T><<<lsk_blocks(threads, 256), 256, 0, s>>>(ncols, j0, w, dA, lda,
+                                                                         pairs);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_SWAP_OUTSIDE_SIG, swap_outside, (ncols, j0, w, dA, lda, pairs, s))
 
 template <typename T>
 __global__ void lsk_permute_rows_kernel(int n, int nrhs, const int *perm, const T *src, int ldsrc,
@@ -239,45 +246,44 @@ __global__ void lsk_permute_rows_kernel(int n, int nrhs, const int *perm, const 
     dst[i + (long long)c * lddst] = src[perm[i] + (long long)c * ldsrc];
 }
 
-extern "C" cudaError_t lsk_permute_rows(int dbl, int n, int nrhs, const int *d_perm,
-                                        const void *src, int ldsrc, void *dst, int lddst,
-                                        cudaStream_t s)
+template <typename T>
+static cudaError_t permute_rows(int n, int nrhs, const int *d_perm, const T *src, int ldsrc,
+                                T *dst, int lddst, cudaStream_t s)
 {
     if (n <= 0 || nrhs <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_permute_rows_kernel<T><<<lsk_blocks((long long)n * nrhs, 256), 256, 0,
-                                                   s>>>(n, nrhs, d_perm, (const T *)src, ldsrc,
-                                                        (T *)dst, lddst));
+    lsk_permute_rows_kernel<T><<<lsk_blocks((long long)n * nrhs, 256), 256, 0, s>>>(
+        n, nrhs, d_perm, src, ldsrc, dst, lddst);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_PERMUTE_ROWS_SIG, permute_rows, (n, nrhs, d_perm, src, ldsrc, dst, lddst, s))
 
 /* Dynamic shared memory of the first (largest) leaf at size n, assuming
  * one block per SM of a 132-SM H100, as lsc_getrf_device launches it there. */
-static size_t lsk_coop_smem_d(int n, int nrhs)
+template <typename T>
+static size_t coop_smem(int n, int nrhs)
 {
     int R = 0;
     (void)nrhs;
-    return lsk_panel_coop_shape(1, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 8 : 0;
-}
-static size_t lsk_coop_smem_s(int n, int nrhs)
-{
-    int R = 0;
-    (void)nrhs;
-    return lsk_panel_coop_shape(0, n, LSK_COOP_MAXW, 132, 132, &R) ? (size_t)R * LSK_COOP_MAXW * 4 : 0;
+    return panel_coop_shape<T>(n, LSK_COOP_MAXW, 132, 132, &R)
+               ? (size_t)R * LSK_COOP_MAXW * sizeof(T)
+               : 0;
 }
 
-extern "C" int lsk_reg_coop(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_coop(ls_cuda_kernel_desc *out)
 {
     int count = 0;
     /* static shared memory: pivrow, the two reduction arrays and the winner, the move
      * list and its count, rounded up to 16 bytes as the compiler lays it out */
-    LSK_DISPATCH(dbl, size_t st_smem = ((LSK_COOP_MAXW * sizeof(T) +
-                                         (LSK_COOP_THREADS / 32 + 1) * (sizeof(T) + sizeof(int)) +
-                                         4 * LSK_COOP_MAXW * sizeof(int) + sizeof(int) + 15) /
-                                        16) * 16;
-                 LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, st_smem);
-                 out[count - 1].dynamic_smem = dbl ? lsk_coop_smem_d : lsk_coop_smem_s;
-                 LSK_REG("swap_outside", "lu", lsk_swap_outside_kernel<T>, 256, 0);
-                 LSK_REG("permute_rows", "lu", lsk_permute_rows_kernel<T>, 256, 0));
+    size_t st_smem = ((LSK_COOP_MAXW * sizeof(T) +
+                       (LSK_COOP_THREADS / 32 + 1) * (sizeof(T) + sizeof(int)) +
+                       4 * LSK_COOP_MAXW * sizeof(int) + sizeof(int) + 15) /
+                      16) * 16;
+    LSK_REG("panel_coop", "lu", lsk_panel_coop_kernel<T>, LSK_COOP_THREADS, st_smem);
+    out[count - 1].dynamic_smem = coop_smem<T>;
+    LSK_REG("swap_outside", "lu", lsk_swap_outside_kernel<T>, 256, 0);
+    LSK_REG("permute_rows", "lu", lsk_permute_rows_kernel<T>, 256, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_COOP_SIG, reg_coop, (out))

@@ -379,9 +379,10 @@ static size_t lsk_push_smem_bytes(size_t es, int G, int R, int w)
 
 /* Blocks G and rows per block R for a panel of `rows` x w; 0 when it does
  * not fit G_max blocks' shared memory. */
-extern "C" int lsk_panel_push_shape(int dbl, int rows, int w, int G_max, size_t smem_max, int *R)
+template <typename T>
+static int panel_push_shape(int rows, int w, int G_max, size_t smem_max, int *R)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
+    size_t es = sizeof(T);
     if (w < 1 || w > LSK_PUSH_MAXW || rows < 1 || G_max < 1)
         return 0;
     if (G_max > LSK_PUSH_WARPS) /* warp g pushes to block g */
@@ -396,6 +397,7 @@ extern "C" int lsk_panel_push_shape(int dbl, int rows, int w, int G_max, size_t 
     *R = r;
     return G;
 }
+LSK_DEFINE(LSK_PANEL_PUSH_SHAPE_SIG, panel_push_shape, (rows, w, G_max, smem_max, R))
 
 template <typename T>
 static cudaError_t lsk_push_config(int G, size_t smem)
@@ -425,44 +427,45 @@ static void lsk_push_cfg(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int
     cfg->numAttrs = 1;
 }
 
-extern "C" cudaError_t lsk_panel_push(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
-                                      int *d_ipiv, int *d_info, int *d_moves, int G, int R,
-                                      cudaStream_t s)
+template <typename T>
+static cudaError_t panel_push(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv,
+                              int *d_info, int *d_moves, int G, int R, cudaStream_t s)
 {
-    size_t smem = lsk_push_smem_bytes(dbl ? sizeof(double) : sizeof(float), G, R, w);
-    cudaError_t e;
-    LSK_DISPATCH(dbl, {
-        cudaLaunchConfig_t cfg; /* attributes set once by lsk_panel_push_max_blocks */
-        cudaLaunchAttribute attr[1];
-        lsk_push_cfg<T>(&cfg, attr, G, smem, s);
-        e = cudaLaunchKernelEx(&cfg, lsk_panel_push_kernel<T>, m, j0, w, (T *)dA, lda, d_ipiv,
-                               d_info, R, d_moves);
-        if (e != cudaSuccess)
-            return e;
-        if (ncols > w) {
-            const int threads = 256;
-            lsk_push_moves_kernel<T><<<lsk_blocks((long long)(ncols - w) * 32, threads), threads,
-                                       0, s>>>(ncols, j0, w, (T *)dA, lda, d_moves);
-        }
-    });
+    size_t smem = lsk_push_smem_bytes(sizeof(T), G, R, w);
+    cudaLaunchConfig_t cfg; /* attributes set once by lsk_panel_push_max_blocks */
+    cudaLaunchAttribute attr[1];
+    lsk_push_cfg<T>(&cfg, attr, G, smem, s);
+    cudaError_t e = cudaLaunchKernelEx(&cfg, lsk_panel_push_kernel<T>, m, j0, w, dA, lda, d_ipiv,
+                                       d_info, R, d_moves);
+    if (e != cudaSuccess)
+        return e;
+    if (ncols > w) {
+        const int threads = 256;
+        lsk_push_moves_kernel<T><<<lsk_blocks((long long)(ncols - w) * 32, threads), threads, 0,
+                                   s>>>(ncols, j0, w, dA, lda, d_moves);
+    }
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_PANEL_PUSH_SIG, panel_push,
+           (m, ncols, j0, w, dA, lda, d_ipiv, d_info, d_moves, G, R, s))
 
-extern "C" cudaError_t lsk_apply_moves(int dbl, int ncols, int j0, int w, void *dA, int lda,
-                                       const int *d_moves, cudaStream_t s)
+template <typename T>
+static cudaError_t apply_moves(int ncols, int j0, int w, T *dA, int lda, const int *d_moves,
+                               cudaStream_t s)
 {
     const int threads = 256;
     if (ncols <= w)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_push_moves_kernel<T><<<lsk_blocks((long long)(ncols - w) * 32, threads),
-                                                 threads, 0, s>>>(ncols, j0, w, (T *)dA, lda,
-                                                                  d_moves));
+    lsk_push_moves_kernel<T><<<lsk_blocks((long long)(ncols - w) * 32, threads), threads, 0, s>>>(
+        ncols, j0, w, dA, lda, d_moves);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_APPLY_MOVES_SIG, apply_moves, (ncols, j0, w, dA, lda, d_moves, s))
 
 /* The largest cluster (16, else 8, else 0 blocks) that can run with smem
  * bytes of dynamic shared memory per block on this device. */
-extern "C" int lsk_panel_push_max_blocks(int dbl, size_t smem)
+template <typename T>
+static int panel_push_max_blocks(size_t smem)
 {
     int dev = 0, major = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -471,16 +474,13 @@ extern "C" int lsk_panel_push_max_blocks(int dbl, size_t smem)
         return 0;
     for (int G = 16; G >= 8; G /= 2) {
         int clusters = 0;
-        cudaError_t e;
-        LSK_DISPATCH(dbl, {
-            e = lsk_push_config<T>(G, smem);
-            if (e == cudaSuccess) {
-                cudaLaunchConfig_t cfg;
-                cudaLaunchAttribute attr[1];
-                lsk_push_cfg<T>(&cfg, attr, G, smem, 0);
-                e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_push_kernel<T>, &cfg);
-            }
-        });
+        cudaError_t e = lsk_push_config<T>(G, smem);
+        if (e == cudaSuccess) {
+            cudaLaunchConfig_t cfg;
+            cudaLaunchAttribute attr[1];
+            lsk_push_cfg<T>(&cfg, attr, G, smem, 0);
+            e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_push_kernel<T>, &cfg);
+        }
         if (e != cudaSuccess)
             cudaGetLastError();
         else if (clusters >= 1)
@@ -488,3 +488,4 @@ extern "C" int lsk_panel_push_max_blocks(int dbl, size_t smem)
     }
     return 0;
 }
+LSK_DEFINE(LSK_PANEL_PUSH_MAX_BLOCKS_SIG, panel_push_max_blocks, (smem))

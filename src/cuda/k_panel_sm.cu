@@ -255,9 +255,10 @@ static int lsk_sm_stride(int rows)
     return rows | 1; /* an odd stride spreads a row over the banks */
 }
 
-extern "C" int lsk_panel_sm_width(int dbl, int rows, int w_max, size_t smem_max)
+template <typename T>
+static int panel_sm_width(int rows, int w_max, size_t smem_max)
 {
-    size_t es = dbl ? sizeof(double) : sizeof(float);
+    size_t es = sizeof(T);
     if (rows < 1 || rows > LSK_SM_MAXROWS)
         return 0;
     int w = w_max < LSK_SM_MAXW ? w_max : LSK_SM_MAXW;
@@ -265,29 +266,29 @@ extern "C" int lsk_panel_sm_width(int dbl, int rows, int w_max, size_t smem_max)
         w--;
     return w;
 }
+LSK_DEFINE(LSK_PANEL_SM_WIDTH_SIG, panel_sm_width, (rows, w_max, smem_max))
 
-extern "C" cudaError_t lsk_panel_sm(int dbl, int m, int ncols, int j0, int w, void *dA, int lda,
-                                    int *d_ipiv, int *d_info, int *d_moves, size_t smem_max,
-                                    cudaStream_t s)
+template <typename T>
+static cudaError_t panel_sm(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv,
+                            int *d_info, int *d_moves, size_t smem_max, cudaStream_t s)
 {
     int rows = m - j0, R = lsk_sm_stride(rows);
-    size_t es = dbl ? sizeof(double) : sizeof(float), smem = (size_t)R * w * es;
+    size_t es = sizeof(T), smem = (size_t)R * w * es;
     if (rows < 1 || rows > LSK_SM_MAXROWS || w < 1 || w > LSK_SM_MAXW || smem > smem_max)
         return cudaErrorInvalidConfiguration;
     int threads = (rows + 31) / 32 * 32;
     threads = threads > LSK_SM_THREADS ? LSK_SM_THREADS : threads;
     int *mv = ncols > w ? d_moves : NULL;
-    cudaError_t e;
-    LSK_DISPATCH(dbl, {
-        e = cudaFuncSetAttribute(lsk_panel_sm_kernel<T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_max);
-        if (e != cudaSuccess)
-            return e;
-        lsk_panel_sm_kernel<T><<<1, threads, smem, s>>>(m, j0, w, (T *)dA, lda, d_ipiv, d_info,
-                                                        R, mv);
-    });
+    cudaError_t e = cudaFuncSetAttribute(lsk_panel_sm_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem_max);
+    if (e != cudaSuccess)
+        return e;
+    lsk_panel_sm_kernel<T><<<1, threads, smem, s>>>(m, j0, w, dA, lda, d_ipiv, d_info, R, mv);
     e = cudaGetLastError();
     if (e != cudaSuccess || ncols <= w)
         return e;
-    return lsk_apply_moves(dbl, ncols, j0, w, dA, lda, d_moves, s);
+    return LSK_TYPED(T, lsk_apply_moves)(ncols, j0, w, dA, lda, d_moves, s);
 }
+LSK_DEFINE(LSK_PANEL_SM_SIG, panel_sm,
+           (m, ncols, j0, w, dA, lda, d_ipiv, d_info, d_moves, smem_max, s))

@@ -75,43 +75,48 @@ __global__ void lsk_laswp_kernel(int ncols, T *A, int lda, int k0, int k1, const
     }
 }
 
-extern "C" cudaError_t lsk_pivot_search(int dbl, int n, int k, const void *dM, long long rs,
-                                        long long cs, int *d_ipiv, int *d_info, cudaStream_t s)
+template <typename T>
+static cudaError_t pivot_search(int n, int k, const T *dM, long long rs, long long cs,
+                                int *d_ipiv, int *d_info, cudaStream_t s)
 {
-    LSK_DISPATCH(dbl, lsk_pivot_search_kernel<T><<<1, LSK_PIVOT_THREADS, 0, s>>>(
-                          n, k, (const T *)dM, rs, cs, d_ipiv, d_info));
+    lsk_pivot_search_kernel<T><<<1, LSK_PIVOT_THREADS, 0, s>>>(n, k, dM, rs, cs, d_ipiv, d_info);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_PIVOT_SEARCH_SIG, pivot_search, (n, k, dM, rs, cs, d_ipiv, d_info, s))
 
-extern "C" cudaError_t lsk_swap_rows(int dbl, int k, int c0, int c1, void *dM, long long rs,
-                                     long long cs, const int *d_ipiv, cudaStream_t s)
+template <typename T>
+static cudaError_t swap_rows(int k, int c0, int c1, T *dM, long long rs, long long cs,
+                             const int *d_ipiv, cudaStream_t s)
 {
     if (c1 <= c0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_swap_rows_kernel<T><<<lsk_blocks(c1 - c0, LSK_ROWOP_THREADS),
-                                                LSK_ROWOP_THREADS, 0, s>>>(
-                          k, c0, c1, (T *)dM, rs, cs, d_ipiv));
+    lsk_swap_rows_kernel<T><<<lsk_blocks(c1 - c0, LSK_ROWOP_THREADS), LSK_ROWOP_THREADS, 0, s>>>(
+        k, c0, c1, dM, rs, cs, d_ipiv);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_SWAP_ROWS_SIG, swap_rows, (k, c0, c1, dM, rs, cs, d_ipiv, s))
 
-extern "C" cudaError_t lsk_laswp(int dbl, int ncols, void *dA, int lda, int k0, int k1,
-                                 const int *d_ipiv, cudaStream_t s)
+template <typename T>
+static cudaError_t laswp(int ncols, T *dA, int lda, int k0, int k1, const int *d_ipiv,
+                         cudaStream_t s)
 {
     if (ncols <= 0 || k1 <= k0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_laswp_kernel<T><<<lsk_blocks(ncols, LSK_LASWP_THREADS),
-                                            LSK_LASWP_THREADS, 0, s>>>(
-                          ncols, (T *)dA, lda, k0, k1, d_ipiv));
+    lsk_laswp_kernel<T><<<lsk_blocks(ncols, LSK_LASWP_THREADS), LSK_LASWP_THREADS, 0, s>>>(
+        ncols, dA, lda, k0, k1, d_ipiv);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_LASWP_SIG, laswp, (ncols, dA, lda, k0, k1, d_ipiv, s))
 
-extern "C" int lsk_reg_pivot(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_pivot(ls_cuda_kernel_desc *out)
 {
     int count = 0;
     const char *m = "ge-naive,ge-blocked,ge-coalesced,gj1,gj2,lu-seed";
-    LSK_DISPATCH(dbl, LSK_REG("pivot_search", m, lsk_pivot_search_kernel<T>, LSK_PIVOT_THREADS,
-                              LSK_PIVOT_THREADS * (sizeof(T) + sizeof(int)));
-                 LSK_REG("swap_rows", m, lsk_swap_rows_kernel<T>, LSK_ROWOP_THREADS, 0);
-                 LSK_REG("laswp", "lu", lsk_laswp_kernel<T>, LSK_LASWP_THREADS, 0));
+    LSK_REG("pivot_search", m, lsk_pivot_search_kernel<T>, LSK_PIVOT_THREADS,
+            LSK_PIVOT_THREADS * (sizeof(T) + sizeof(int)));
+    LSK_REG("swap_rows", m, lsk_swap_rows_kernel<T>, LSK_ROWOP_THREADS, 0);
+    LSK_REG("laswp", "lu", lsk_laswp_kernel<T>, LSK_LASWP_THREADS, 0);
     return count;
 }
+LSK_DEFINE(LSK_REG_PIVOT_SIG, reg_pivot, (out))

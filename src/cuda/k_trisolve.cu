@@ -34,22 +34,23 @@ __global__ void lsk_trsv_tree_kernel(int n, const T *Tm, long long rs, long long
     }
 }
 
-extern "C" cudaError_t lsk_trsv_tree(int dbl, int n, int nrhs, const void *dT, long long rs,
-                                     long long cs, int lower, int unit, void *dX, int ldx,
-                                     cudaStream_t s)
+template <typename T>
+static cudaError_t trsv_tree(int n, int nrhs, const T *dT, long long rs, long long cs, int lower,
+                             int unit, T *dX, int ldx, cudaStream_t s)
 {
     if (n <= 0 || nrhs <= 0)
         return cudaSuccess;
-    LSK_DISPATCH(dbl, lsk_trsv_tree_kernel<T><<<nrhs, LSK_TREE_THREADS, 0, s>>>(
-                          n, (const T *)dT, rs, cs, lower, unit, (T *)dX, ldx));
+    lsk_trsv_tree_kernel<T><<<nrhs, LSK_TREE_THREADS, 0, s>>>(n, dT, rs, cs, lower, unit, dX, ldx);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSK_TRSV_TREE_SIG, trsv_tree, (n, nrhs, dT, rs, cs, lower, unit, dX, ldx, s))
 
-extern "C" int lsk_reg_trisolve(int dbl, ls_cuda_kernel_desc *out)
+template <typename T>
+static int reg_trisolve(ls_cuda_kernel_desc *out)
 {
     int count = 0;
-    LSK_DISPATCH(dbl, LSK_REG("trsv_tree", "ge-naive,ge-blocked,ge-coalesced,lu-seed",
-                              lsk_trsv_tree_kernel<T>, LSK_TREE_THREADS,
-                              LSK_TREE_THREADS * sizeof(T)));
+    LSK_REG("trsv_tree", "ge-naive,ge-blocked,ge-coalesced,lu-seed", lsk_trsv_tree_kernel<T>,
+            LSK_TREE_THREADS, LSK_TREE_THREADS * sizeof(T));
     return count;
 }
+LSK_DEFINE(LSK_REG_TRISOLVE_SIG, reg_trisolve, (out))

@@ -11,19 +11,24 @@ struct lsk_registry_table {
     int count[2];
 };
 
+/* Every file's fill function for one precision suffix S. */
+#define LSK_REG_FILLS(S)                                                                 \
+    {                                                                                    \
+        lsk_reg_layout_##S, lsk_reg_pivot_##S, lsk_reg_ge_##S, lsk_reg_trisolve_##S,     \
+            lsk_reg_luseed_##S, lsk_reg_lu_##S, lsk_reg_bicgstab_##S, lsk_reg_gemm_##S, \
+            lsk_reg_coop_##S, lsk_reg_cluster_##S                                        \
+    }
+
 static lsk_registry_table lsk_registry_build()
 {
-    typedef int (*fill_fn)(int, ls_cuda_kernel_desc *);
-    static const fill_fn files[LSK_REG_FILES] = {lsk_reg_layout,   lsk_reg_pivot, lsk_reg_ge,
-                                                 lsk_reg_trisolve, lsk_reg_luseed, lsk_reg_lu,
-                                                 lsk_reg_bicgstab, lsk_reg_gemm, lsk_reg_coop,
-                                                 lsk_reg_cluster};
+    typedef int (*fill_fn)(ls_cuda_kernel_desc *);
+    /* [0]: LS_DOUBLE = 0, [1]: LS_SINGLE = 1 */
+    static const fill_fn files[2][LSK_REG_FILES] = {LSK_REG_FILLS(d), LSK_REG_FILLS(s)};
     lsk_registry_table t;
     for (int prec = 0; prec < 2; prec++) {
-        int dbl = prec == 0; /* LS_DOUBLE = 0, LS_SINGLE = 1 */
         t.count[prec] = 0;
         for (int f = 0; f < LSK_REG_FILES; f++)
-            t.count[prec] += files[f](dbl, t.desc[prec] + t.count[prec]);
+            t.count[prec] += files[prec][f](t.desc[prec] + t.count[prec]);
     }
     return t;
 }

@@ -205,7 +205,7 @@ static int maybe_escalate(cuda_mx *m, char *err, size_t errlen)
     m->pb.factor = LS_FACTOR_FP32;
     LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
     LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, NULL, NULL, m->As, n, m->flag, s));
-    st = lsc_getrf_device(m->c, 0, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
+    st = lsc_getrf_device_s(m->c, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
 done:
     return st;
 }
@@ -227,7 +227,7 @@ static int factor_low(cuda_mx *m, char *err, size_t errlen)
     LSC_BLAS(cublasGetMathMode(m->c->blas, &before));
     if (m->pb.factor == LS_FACTOR_TF32)
         LSC_BLAS(cublasSetMathMode(m->c->blas, CUBLAS_TF32_TENSOR_OP_MATH));
-    st = lsc_getrf_device(m->c, 0, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
+    st = lsc_getrf_device_s(m->c, n, n, m->As, n, m->ipiv_s, m->info, err, errlen);
     cublasSetMathMode(m->c->blas, before);
     if (st == 0 && m->auto_pick && m->pb.factor == LS_FACTOR_TF32)
         st = maybe_escalate(m, err, errlen);
@@ -272,8 +272,8 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
                                        cudaMemcpyDeviceToDevice, s));
         }
         LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
-        LSC_TRY(lsc_getrf_device(m->c, 1, n, n, m->pb.A, m->pb.lda, m->ipiv_d, m->info, err,
-                                 errlen));
+        LSC_TRY(lsc_getrf_device_d(m->c, n, n, m->pb.A, m->pb.lda, m->ipiv_d, m->info, err,
+                                   errlen));
     }
     LSC_CUDA(cudaMemcpyAsync(&m->h_int[0], m->info, sizeof(int), cudaMemcpyDeviceToHost, s));
     LSC_CUDA(cudaStreamSynchronize(s));
@@ -340,15 +340,16 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
         LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_r, y, n, s));
     if (level == LS_MX_FP64 || level == MXC_LOW_IN_FP64) {
         int fp64 = level == LS_MX_FP64;
-        LSC_TRY(lsc_getrs_device(m->c, 1, 'N', n, c, fp64 ? m->pb.A : m->Ad, fp64 ? m->pb.lda : n,
-                                 fp64 ? m->ipiv_d : m->ipiv_s, y, n, err, errlen));
+        LSC_TRY(lsc_getrs_device_d(m->c, 'N', n, c, fp64 ? m->pb.A : m->Ad,
+                                   fp64 ? m->pb.lda : n, fp64 ? m->ipiv_d : m->ipiv_s, y, n, err,
+                                   errlen));
         if (eq)
             LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_c, y, n, s));
         return 0;
     }
     LSC_CUDA(lsk_mx_colmax(n, c, x, n, m->scal, s));
     LSC_CUDA(lsk_mx_d2s_scaled(n, c, x, n, m->scal, m->T, n, s));
-    LSC_TRY(lsc_getrs_device(m->c, 0, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
+    LSC_TRY(lsc_getrs_device_s(m->c, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
     /* x is in T by now, so y may be x */
     LSC_CUDA(cudaMemsetAsync(y, 0, (size_t)n * (size_t)c * sizeof(double), s));
     LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, y, n, s));
@@ -366,7 +367,7 @@ static int mxc_ir_step(void *ws, int level, char *err, size_t errlen)
         cudaStream_t s = m->c->stream;
         LSC_CUDA(lsk_mx_colmax(n, c, m->R, n, m->scal, s));
         LSC_CUDA(lsk_mx_d2s_scaled(n, c, m->R, n, m->scal, m->T, n, s));
-        LSC_TRY(lsc_getrs_device(m->c, 0, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
+        LSC_TRY(lsc_getrs_device_s(m->c, 'N', n, c, m->As, n, m->ipiv_s, m->T, n, err, errlen));
         LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, m->pb.X, m->pb.ldx, s));
         return 0;
     }

@@ -114,13 +114,13 @@ int lsc_mixed_lu(ls_cuda_ctx *c, ls_factor_prec f, int n, float *A, int lda, int
     for (int j0 = 0; j0 < n; j0 += nb) {
         int jb = n - j0 < nb ? n - j0 : nb, right = n - j0 - jb;
         LSC_CUDA(cudaMemsetAsync(r.pinfo, 0, sizeof(int), c->stream));
-        LSC_TRY(lsc_getrf_device(c, 0, n - j0, jb, at(&r, j0, j0), lda, d_ipiv + j0, r.pinfo,
-                                 err, errlen));
+        LSC_TRY(lsc_getrf_device_s(c, n - j0, jb, at(&r, j0, j0), lda, d_ipiv + j0, r.pinfo, err,
+                                   errlen));
         LSC_CUDA(lsk_mx_fold_panel(j0, j0 + jb, d_ipiv, r.pinfo, d_info, c->stream));
-        LSC_CUDA(lsk_laswp(0, j0, A, lda, j0, j0 + jb, d_ipiv, c->stream));
+        LSC_CUDA(lsk_laswp_s(j0, A, lda, j0, j0 + jb, d_ipiv, c->stream));
         if (right <= 0)
             continue;
-        LSC_CUDA(lsk_laswp(0, right, at(&r, 0, j0 + jb), lda, j0, j0 + jb, d_ipiv, c->stream));
+        LSC_CUDA(lsk_laswp_s(right, at(&r, 0, j0 + jb), lda, j0, j0 + jb, d_ipiv, c->stream));
         const float one = 1.0f;
         LSC_BLAS(cublasStrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                              CUBLAS_DIAG_UNIT, jb, right, &one, at(&r, j0, j0), lda,

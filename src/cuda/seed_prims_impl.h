@@ -1,13 +1,10 @@
 /* The CUDA primitives of the seed methods that touch elements, for one
  * precision (REAL, SFX: see cpu/real_macros.h); instantiated twice by
  * seed_prims.c into lsc_seed_ops_d and lsc_seed_ops_s. Every call of the
- * kernels' launchers (kernels.h) for the seed methods is here; LSC_DBL is
- * the launchers' precision flag, derived from REAL. */
+ * kernels' launchers (kernels.h) for the seed methods is here, the typed
+ * launcher of this precision picked by FN. */
 #include "cpu/real_macros.h"
 
-#ifndef LSC_DBL
-#define LSC_DBL ((int)(sizeof(REAL) == sizeof(double)))
-#endif
 
 static int FN(seed_begin)(void *q, const ls_job *job, char *err, size_t errlen)
 {
@@ -45,7 +42,7 @@ static int FN(seed_upload)(void *q, char *err, size_t errlen)
     /* The transpose into the row-major [A | B] is part of getting the data
      * onto the device in the seeds' layout, so it is counted in t_h2d. */
     if (p->augmented)
-        LSC_CUDA(lsk_build_augmented(LSC_DBL, n, nrhs, dA, n, dB, n, dM, n + nrhs, s));
+        LSC_CUDA(FN(lsk_build_augmented)(n, nrhs, dA, n, dB, n, dM, n + nrhs, s));
 done:
     return st;
 }
@@ -62,15 +59,15 @@ static int FN(seed_pivot)(void *q, int k, int search, char *err, size_t errlen)
     if (p->augmented) {
         int w = n + nrhs;
         long long ldm = w;
-        LSC_CUDA(lsk_pivot_search(LSC_DBL, rows_end, k, dM, ldm, 1, p->d_ipiv, p->d_info, s));
+        LSC_CUDA(FN(lsk_pivot_search)(rows_end, k, dM, ldm, 1, p->d_ipiv, p->d_info, s));
         if (search)
-            LSC_CUDA(lsk_swap_rows(LSC_DBL, k, k, w, dM, ldm, 1, p->d_ipiv, s));
+            LSC_CUDA(FN(lsk_swap_rows)(k, k, w, dM, ldm, 1, p->d_ipiv, s));
     } else {
-        LSC_CUDA(lsk_pivot_search(LSC_DBL, rows_end, k, dA, 1, n, p->d_ipiv, p->d_info, s));
+        LSC_CUDA(FN(lsk_pivot_search)(rows_end, k, dA, 1, n, p->d_ipiv, p->d_info, s));
         if (search) {
             /* the seed swaps whole rows: L's computed part, U and B */
-            LSC_CUDA(lsk_swap_rows(LSC_DBL, k, 0, n, dA, 1, n, p->d_ipiv, s));
-            LSC_CUDA(lsk_swap_rows(LSC_DBL, k, 0, nrhs, dB, 1, n, p->d_ipiv, s));
+            LSC_CUDA(FN(lsk_swap_rows)(k, 0, n, dA, 1, n, p->d_ipiv, s));
+            LSC_CUDA(FN(lsk_swap_rows)(k, 0, nrhs, dB, 1, n, p->d_ipiv, s));
         }
     }
 done:
@@ -82,7 +79,7 @@ static int FN(ge_naive_step)(void *q, int k, char *err, size_t errlen)
     lsc_seed *p = q;
     int st = 0, n = p->job->n, w = n + p->job->nrhs;
     REAL *dM = p->dM;
-    LSC_CUDA(lsk_ge_naive_step(LSC_DBL, n, w, dM, (long long)w, k, p->c->stream));
+    LSC_CUDA(FN(lsk_ge_naive_step)(n, w, dM, (long long)w, k, p->c->stream));
 done:
     return st;
 }
@@ -92,7 +89,7 @@ static int FN(ge_blocked_step)(void *q, int k, char *err, size_t errlen)
     lsc_seed *p = q;
     int st = 0, n = p->job->n, w = n + p->job->nrhs;
     REAL *dM = p->dM;
-    LSC_CUDA(lsk_ge_blocked_step(LSC_DBL, n, w, dM, (long long)w, k, p->c->stream));
+    LSC_CUDA(FN(lsk_ge_blocked_step)(n, w, dM, (long long)w, k, p->c->stream));
 done:
     return st;
 }
@@ -103,7 +100,7 @@ static int FN(elim_elements)(lsc_seed *p, int k, int r0, int r1, int c0, char *e
 {
     int st = 0, n = p->job->n, w = n + p->job->nrhs;
     REAL *dM = p->dM;
-    LSC_CUDA(lsk_elim_elements(LSC_DBL, n, w, dM, (long long)w, k, r0, r1, c0, p->c->stream));
+    LSC_CUDA(FN(lsk_elim_elements)(n, w, dM, (long long)w, k, r0, r1, c0, p->c->stream));
 done:
     return st;
 }
@@ -135,8 +132,8 @@ static int FN(lu_seed_step)(void *q, int k, char *err, size_t errlen)
     int st = 0, n = p->job->n;
     cudaStream_t s = p->c->stream;
     REAL *dA = p->dA;
-    LSC_CUDA(lsk_seed_multipliers(LSC_DBL, n, dA, n, k, s));
-    LSC_CUDA(lsk_seed_update(LSC_DBL, n, dA, n, k, s));
+    LSC_CUDA(FN(lsk_seed_multipliers)(n, dA, n, k, s));
+    LSC_CUDA(FN(lsk_seed_update)(n, dA, n, k, s));
 done:
     return st;
 }
@@ -148,11 +145,11 @@ static int FN(seed_trsolve)(void *q, char *err, size_t errlen)
     cudaStream_t s = p->c->stream;
     REAL *dA = p->dA, *dB = p->dB, *dM = p->dM;
     if (p->augmented) {
-        LSC_CUDA(lsk_extract_rhs(LSC_DBL, n, nrhs, dM, n + nrhs, 0, dB, n, s));
-        LSC_CUDA(lsk_trsv_tree(LSC_DBL, n, nrhs, dM, n + nrhs, 1, 0, 0, dB, n, s));
+        LSC_CUDA(FN(lsk_extract_rhs)(n, nrhs, dM, n + nrhs, 0, dB, n, s));
+        LSC_CUDA(FN(lsk_trsv_tree)(n, nrhs, dM, n + nrhs, 1, 0, 0, dB, n, s));
     } else {
-        LSC_CUDA(lsk_trsv_tree(LSC_DBL, n, nrhs, dA, 1, n, 1, 1, dB, n, s));
-        LSC_CUDA(lsk_trsv_tree(LSC_DBL, n, nrhs, dA, 1, n, 0, 0, dB, n, s));
+        LSC_CUDA(FN(lsk_trsv_tree)(n, nrhs, dA, 1, n, 1, 1, dB, n, s));
+        LSC_CUDA(FN(lsk_trsv_tree)(n, nrhs, dA, 1, n, 0, 0, dB, n, s));
     }
 done:
     return st;
@@ -163,7 +160,7 @@ static int FN(seed_gj_extract)(void *q, char *err, size_t errlen)
     lsc_seed *p = q;
     int st = 0, n = p->job->n, nrhs = p->job->nrhs;
     REAL *dB = p->dB, *dM = p->dM;
-    LSC_CUDA(lsk_extract_rhs(LSC_DBL, n, nrhs, dM, n + nrhs, 1, dB, n, p->c->stream));
+    LSC_CUDA(FN(lsk_extract_rhs)(n, nrhs, dM, n + nrhs, 1, dB, n, p->c->stream));
 done:
     return st;
 }

@@ -11,7 +11,8 @@
 
 int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {
-    int st = 0, info = 0, dbl = job->prec == LS_DOUBLE, n = job->n, nrhs = job->nrhs;
+    int st = 0, info = 0, n = job->n, nrhs = job->nrhs;
+    const ls_precision p = job->prec;
     size_t es = lsc_elem_size(job->prec), need = 0;
     cudaStream_t s = c->stream;
     void *dA = NULL, *dB = NULL, *ws = NULL;
@@ -28,7 +29,9 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_TRY(lsc_malloc(&dB, (size_t)n * (size_t)nrhs, es, err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_ipiv, (size_t)n, sizeof(int), err, errlen));
     LSC_TRY(lsc_malloc((void **)&d_info, 1, sizeof(int), err, errlen));
-    LSC_TRY(lsc_lu_workspace(c, dbl, n, &ws, &pairs, err, errlen)); /* before the clock starts */
+    /* before the clock starts */
+    LSC_TRY(p == LS_DOUBLE ? lsc_lu_workspace_d(c, n, &ws, &pairs, err, errlen)
+                           : lsc_lu_workspace_s(c, n, &ws, &pairs, err, errlen));
 
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_START], s));
     LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)n * es, job->A, (size_t)job->lda * es, (size_t)n * es,
@@ -37,12 +40,12 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
                                (size_t)nrhs, cudaMemcpyHostToDevice, s));
     LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), s));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_H2D], s));
-    LSC_TRY(lsc_getrf_device(c, dbl, n, n, dA, n, d_ipiv, d_info, err, errlen));
+    LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_FACTOR], s));
     /* getrs queued right behind getrf, pivots read on the device: no host
      * round trip. After a zero pivot it solves with a singular U (X then
      * holds Inf/NaN), and X is not copied out. */
-    LSC_TRY(lsc_getrs_device(c, dbl, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_SOLVE], s));
     LSC_CUDA(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
     if (job->ipiv)
@@ -62,7 +65,7 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
         rep->t_solve = lsc_elapsed(c->ev[LSC_EV_FACTOR], c->ev[LSC_EV_SOLVE]);
         rep->t_d2h = lsc_elapsed(c->ev[LSC_EV_SOLVE], c->ev[LSC_EV_D2H]);
         snprintf(rep->message, sizeof rep->message, "lu (%s; cuBLAS trsm/gemm) on %s",
-                 lsc_lu_leaf_kind(c, dbl, n), c->name);
+                 p == LS_DOUBLE ? lsc_lu_leaf_kind_d(c, n) : lsc_lu_leaf_kind_s(c, n), c->name);
     }
     st = info;
 done:
@@ -77,7 +80,7 @@ int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, i
                    int *info, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    int st = 0, dbl = p == LS_DOUBLE, kmin = m < n ? m : n, hinfo = 0;
+    int st = 0, kmin = m < n ? m : n, hinfo = 0;
     size_t es = lsc_elem_size(p), need = 0;
     void *dA = NULL;
     int *d_ipiv = NULL, *d_info = NULL;
@@ -95,7 +98,7 @@ int lsc_getrf_host(void *bctx, ls_precision p, int m, int n, void *A, int lda, i
     LSC_CUDA(cudaMemcpy2DAsync(dA, (size_t)m * es, A, (size_t)lda * es, (size_t)m * es, (size_t)n,
                                cudaMemcpyHostToDevice, c->stream));
     LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), c->stream));
-    LSC_TRY(lsc_getrf_device(c, dbl, m, n, dA, m, d_ipiv, d_info, err, errlen));
+    LSC_TRY(lsc_getrf_device(c, p, m, n, dA, m, d_ipiv, d_info, err, errlen));
     LSC_CUDA(cudaMemcpy2DAsync(A, (size_t)lda * es, dA, (size_t)m * es, (size_t)m * es, (size_t)n,
                                cudaMemcpyDeviceToHost, c->stream));
     LSC_CUDA(cudaMemcpyAsync(ipiv, d_ipiv, (size_t)kmin * sizeof(int), cudaMemcpyDeviceToHost,

@@ -75,7 +75,9 @@ static int one_case(int dbl, int n, int nrhs, int k0, int k1, int reverse, int s
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     size_t smem = staged ? (size_t)optin : 0;
-    cudaError_t e = lsk_laswp_rhs(dbl, n, nrhs, dB, ldb, k0, k1, d_ipiv, reverse, smem, 0);
+    cudaError_t e =
+        dbl ? lsk_laswp_rhs_d(n, nrhs, (double *)dB, ldb, k0, k1, d_ipiv, reverse, smem, 0)
+            : lsk_laswp_rhs_s(n, nrhs, (float *)dB, ldb, k0, k1, d_ipiv, reverse, smem, 0);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e == cudaSuccess)
@@ -83,7 +85,7 @@ static int one_case(int dbl, int n, int nrhs, int k0, int k1, int reverse, int s
     size_t bad = 0;
     for (size_t i = 0; i < cnt && e == cudaSuccess; i++)
         bad += (dbl ? ((double *)h)[i] : (double)((float *)h)[i]) != ref[i];
-    int path = lsk_laswp_rhs_staged(dbl, n, smem);
+    int path = dbl ? lsk_laswp_rhs_staged_d(n, smem) : lsk_laswp_rhs_staged_s(n, smem);
     fail = lt_check(e == cudaSuccess && bad == 0 && path == staged,
                     "laswp_rhs %s n=%d nrhs=%d k=[%d,%d) %s %s: %zu wrong (%s)",
                     dbl ? "double" : "float", n, nrhs, k0, k1, reverse ? "reverse" : "forward",

@@ -7,12 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "typed.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* count uniform [-1, 1) values of the precision into x. */
-cudaError_t lsc_perf_bgen(int dbl, void *x, size_t count, uint64_t seed, cudaStream_t s);
+/* count uniform [-1, 1) values into x. */
+#define LSC_PERF_BGEN_SIG(T, S) \
+    cudaError_t lsc_perf_bgen_##S(T *x, size_t count, uint64_t seed, cudaStream_t s)
+LSK_DECLARE(LSC_PERF_BGEN_SIG);
 
 #ifdef __cplusplus
 }

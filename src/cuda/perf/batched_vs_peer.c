@@ -26,7 +26,7 @@ enum { OURS, CUBLAS, CUSOLVER };
 
 typedef struct bvp {
     ls_cuda_ctx *c;
-    int dbl, n, batch;
+    int fp64, n, batch;
     size_t es, na, nb;
     void *A0, *B0, *A, *B, *flush;
     int *ipiv, *info;
@@ -58,7 +58,7 @@ static int run_ours(bvp *p, char *err, size_t errlen)
     ls_batched_job j;
     memset(&j, 0, sizeof j);
     j.op = LS_BATCHED_GESV;
-    j.prec = p->dbl ? LS_DOUBLE : LS_SINGLE;
+    j.prec = p->fp64 ? LS_DOUBLE : LS_SINGLE;
     j.device = 1;
     j.trans = 'N';
     j.n = p->n, j.nrhs = 1, j.batch = p->batch;
@@ -73,7 +73,7 @@ static int run_cublas(bvp *p, char *err, size_t errlen)
 {
     int st = 0, hinfo = 0, n = p->n;
     cublasHandle_t h = p->c->blas;
-    if (p->dbl) {
+    if (p->fp64) {
         LSC_BLAS(cublasDgetrfBatched(h, n, (double *const *)p->Ap, n, p->ipiv, p->info, p->batch));
         LSC_BLAS(cublasDgetrsBatched(h, CUBLAS_OP_N, n, 1, (const double *const *)p->Ap, n,
                                      p->ipiv, (double *const *)p->Bp, n, &hinfo, p->batch));
@@ -91,7 +91,7 @@ done:
 static int run_cusolver(bvp *p, char *err, size_t errlen)
 {
     int st = 0, n = p->n;
-    cudaDataType dt = p->dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType dt = p->fp64 ? CUDA_R_64F : CUDA_R_32F;
     for (int b = 0; b < p->batch; b++) {
         char *A = (char *)p->A + (size_t)b * n * n * p->es;
         char *B = (char *)p->B + (size_t)b * n * p->es;
@@ -144,7 +144,7 @@ static double residual(const bvp *p, const char *A, const char *b, const char *x
 {
     int n = p->n;
     double anorm = 0, xnorm = 0, rnorm = 0;
-#define V(base, k) (p->dbl ? ((const double *)(base))[k] : (double)((const float *)(base))[k])
+#define V(base, k) (p->fp64 ? ((const double *)(base))[k] : (double)((const float *)(base))[k])
     for (int i = 0; i < n; i++) {
         double r = V(b, i), row = 0;
         for (int j = 0; j < n; j++) {
@@ -158,7 +158,7 @@ static double residual(const bvp *p, const char *A, const char *b, const char *x
         xnorm = fabs(V(x, i)) > xnorm ? fabs(V(x, i)) : xnorm;
     }
 #undef V
-    double d = n * anorm * xnorm * ls_eps(p->dbl ? LS_DOUBLE : LS_SINGLE);
+    double d = n * anorm * xnorm * ls_eps(p->fp64 ? LS_DOUBLE : LS_SINGLE);
     return rnorm == 0 ? 0 : d > 0 ? rnorm / d : INFINITY;
 }
 
@@ -204,7 +204,7 @@ static int setup(bvp *p, const ls_perf_batched_in *q, ls_perf_batched_out *o, ch
 {
     int st = 0;
     size_t free_b = 0, total_b = 0;
-    cudaDataType dt = p->dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType dt = p->fp64 ? CUDA_R_64F : CUDA_R_32F;
     if (q->cusolver) {
         LSC_SOLVER(cusolverDnCreate(&p->h));
         LSC_SOLVER(cusolverDnSetStream(p->h, p->c->stream));
@@ -240,10 +240,19 @@ static int setup(bvp *p, const ls_perf_batched_in *q, ls_perf_batched_out *o, ch
     }
     LSC_CUDA(cudaEventCreate(&p->ev[0]));
     LSC_CUDA(cudaEventCreate(&p->ev[1]));
-    LSC_CUDA(lsc_perf_bgen(p->dbl, p->A0, p->na, 12345u + (uint64_t)p->n, p->c->stream));
-    LSC_CUDA(lsc_perf_bgen(p->dbl, p->B0, p->nb, 777u + (uint64_t)p->n, p->c->stream));
-    LSC_CUDA(lsk_bpointers(p->dbl, p->A, (long long)p->n * p->n, p->batch, p->Ap, p->c->stream));
-    LSC_CUDA(lsk_bpointers(p->dbl, p->B, p->n, p->batch, p->Bp, p->c->stream));
+    if (p->fp64) {
+        LSC_CUDA(lsc_perf_bgen_d(p->A0, p->na, 12345u + (uint64_t)p->n, p->c->stream));
+        LSC_CUDA(lsc_perf_bgen_d(p->B0, p->nb, 777u + (uint64_t)p->n, p->c->stream));
+        LSC_CUDA(lsk_bpointers_d(p->A, (long long)p->n * p->n, p->batch, (double **)p->Ap,
+                                 p->c->stream));
+        LSC_CUDA(lsk_bpointers_d(p->B, p->n, p->batch, (double **)p->Bp, p->c->stream));
+    } else {
+        LSC_CUDA(lsc_perf_bgen_s(p->A0, p->na, 12345u + (uint64_t)p->n, p->c->stream));
+        LSC_CUDA(lsc_perf_bgen_s(p->B0, p->nb, 777u + (uint64_t)p->n, p->c->stream));
+        LSC_CUDA(lsk_bpointers_s(p->A, (long long)p->n * p->n, p->batch, (float **)p->Ap,
+                                 p->c->stream));
+        LSC_CUDA(lsk_bpointers_s(p->B, p->n, p->batch, (float **)p->Bp, p->c->stream));
+    }
     LSC_CUDA(cudaStreamSynchronize(p->c->stream));
 done:
     return st;
@@ -275,9 +284,9 @@ int lsc_perf_batched_vs_peer(void *bctx, const ls_perf_batched_in *q, ls_perf_ba
     if (q->n < 1 || q->batch < 1 || (q->prec != LS_DOUBLE && q->prec != LS_SINGLE))
         return LSC_FAIL(err, errlen, LS_EINVAL, "batched_vs_peer: n=%d batch=%d", q->n, q->batch);
     p.c = (ls_cuda_ctx *)bctx;
-    p.dbl = q->prec == LS_DOUBLE;
+    p.fp64 = q->prec == LS_DOUBLE;
     p.n = q->n, p.batch = q->batch;
-    p.es = p.dbl ? sizeof(double) : sizeof(float);
+    p.es = p.fp64 ? sizeof(double) : sizeof(float);
     p.na = (size_t)q->batch * q->n * q->n;
     p.nb = (size_t)q->batch * q->n;
     for (int k = 0; k < 3; k++)

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "batched_perf.h"
+#include "k_common.cuh"
 
 __device__ __forceinline__ uint64_t bg_mix(uint64_t z)
 {
@@ -22,12 +23,10 @@ __global__ void k_bgen(T *x, size_t count, uint64_t seed)
     }
 }
 
-extern "C" cudaError_t lsc_perf_bgen(int dbl, void *x, size_t count, uint64_t seed,
-                                     cudaStream_t s)
+template <typename T>
+static cudaError_t bgen(T *x, size_t count, uint64_t seed, cudaStream_t s)
 {
-    if (dbl)
-        k_bgen<double><<<4096, 256, 0, s>>>((double *)x, count, seed);
-    else
-        k_bgen<float><<<4096, 256, 0, s>>>((float *)x, count, seed);
+    k_bgen<T><<<4096, 256, 0, s>>>(x, count, seed);
     return cudaGetLastError();
 }
+LSK_DEFINE(LSC_PERF_BGEN_SIG, bgen, (x, count, seed, s))

@@ -26,13 +26,14 @@ enum { OURS = 0, PEER = 1 };
 /* Weak until getrs.c is linked into the plugin: dlopen (RTLD_NOW) refuses a
  * plugin with an undefined strong symbol, which would take the whole CUDA
  * backend down; a weak one is NULL instead, and the request says so. */
-extern "C" int lsc_getrs_device(ls_cuda_ctx *c, int dbl, char trans, int n, int nrhs,
+extern "C" int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,
                                 const void *dA, int lda, const int *d_ipiv, void *dB, int ldb,
                                 char *err, size_t errlen) __attribute__((weak));
 
 typedef struct lvp {
     ls_cuda_ctx *c;
-    int dbl, n;
+    ls_precision prec; /* the cuSOLVER peer takes it as a cudaDataType */
+    int n;
     size_t es, nn;
     void *dA, *dA0, *dB0, *dX[2]; /* dX: each side's right-hand side / solution */
     int *ipiv;                    /* ours, 32-bit, 1-based */
@@ -67,7 +68,7 @@ static int upload(const lvp *p, void *dst, const double *src, size_t count, char
 {
     int st = 0;
     float *stage = NULL;
-    if (p->dbl) {
+    if (p->prec == LS_DOUBLE) {
         LSC_CUDA(cudaMemcpy(dst, src, count * sizeof(double), cudaMemcpyHostToDevice));
         return 0;
     }
@@ -103,10 +104,10 @@ done:
 
 static int solve_ours(lvp *p, char *err, size_t errlen)
 {
-    int st = lsc_getrf_device(p->c, p->dbl, p->n, p->n, p->dA, p->n, p->ipiv, p->info + OURS,
+    int st = lsc_getrf_device(p->c, p->prec, p->n, p->n, p->dA, p->n, p->ipiv, p->info + OURS,
                               err, errlen);
     if (st == 0)
-        st = lsc_getrs_device(p->c, p->dbl, 'N', p->n, 1, p->dA, p->n, p->ipiv, p->dX[OURS],
+        st = lsc_getrs_device(p->c, p->prec, 'N', p->n, 1, p->dA, p->n, p->ipiv, p->dX[OURS],
                               p->n, err, errlen);
     return st;
 }
@@ -114,7 +115,7 @@ static int solve_ours(lvp *p, char *err, size_t errlen)
 static int solve_peer(lvp *p, char *err, size_t errlen)
 {
     int st = 0;
-    cudaDataType dt = p->dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType dt = p->prec == LS_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
     LSC_SOLVER(cusolverDnXgetrf(p->h, p->params, p->n, p->n, dt, p->dA, p->n, p->ipiv64, dt,
                                 p->dwork, p->dsize, p->hwork, p->hsize, p->info + PEER));
     LSC_SOLVER(cusolverDnXgetrs(p->h, p->params, CUBLAS_OP_N, p->n, 1, dt, p->dA, p->n, p->ipiv64,
@@ -145,7 +146,7 @@ static int fetch_x(const lvp *p, int who, double *x, char *err, size_t errlen)
 {
     int st = 0;
     LSC_CUDA(cudaMemcpy(x, p->dX[who], (size_t)p->n * p->es, cudaMemcpyDeviceToHost));
-    if (!p->dbl) /* widen in place, from the back so no float is overwritten unread */
+    if (p->prec != LS_DOUBLE) /* widen in place, from the back so no float is overwritten unread */
         for (int i = p->n - 1; i >= 0; i--)
             x[i] = (double)((float *)x)[i];
 done:
@@ -203,7 +204,7 @@ static int setup(lvp *p, const ls_perf_lu_vs_peer_in *q, ls_perf_lu_vs_peer_out 
 {
     int st = 0;
     size_t nb = (size_t)p->n * p->es, free_b = 0, total_b = 0;
-    cudaDataType dt = p->dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType dt = p->prec == LS_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
     LSC_SOLVER(cusolverDnCreate(&p->h));
     LSC_SOLVER(cusolverDnSetStream(p->h, p->c->stream));
     LSC_SOLVER(cusolverDnCreateParams(&p->params));
@@ -275,9 +276,9 @@ extern "C" int lsc_perf_lu_vs_peer(void *bctx, const ls_perf_lu_vs_peer_in *q,
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
                         "lu_vs_peer: lsc_getrs_device (src/cuda/getrs.c) is not in this plugin");
     p.c = (ls_cuda_ctx *)bctx;
-    p.dbl = q->prec == LS_DOUBLE;
+    p.prec = q->prec;
     p.n = n;
-    p.es = p.dbl ? sizeof(double) : sizeof(float);
+    p.es = p.prec == LS_DOUBLE ? sizeof(double) : sizeof(float);
     p.nn = (size_t)n * (size_t)n;
     t[OURS] = (double *)malloc(sizeof(double) * (size_t)repeat);
     t[PEER] = (double *)malloc(sizeof(double) * (size_t)repeat);

@@ -30,8 +30,8 @@ extern "C" int lsc_perf_peer(void *bctx, const ls_perf_peer_in *q, ls_perf_peer_
     int st = 0;
     int n = q->n, nrhs = q->nrhs;
     int irs = q->kind == LS_PEER_CUSOLVER_IRS;
-    int dbl = irs || q->prec == LS_DOUBLE;
-    size_t es = dbl ? 8 : 4, nn = (size_t)n * n, nb = (size_t)n * nrhs;
+    int fp64 = irs || q->prec == LS_DOUBLE;
+    size_t es = fp64 ? 8 : 4, nn = (size_t)n * n, nb = (size_t)n * nrhs;
     cusolverDnHandle_t h = NULL;
     cusolverDnParams_t params = NULL;
     cusolverDnIRSParams_t iparams = NULL;
@@ -43,7 +43,7 @@ extern "C" int lsc_perf_peer(void *bctx, const ls_perf_peer_in *q, ls_perf_peer_
     cudaEvent_t ev[5] = {NULL, NULL, NULL, NULL, NULL};
     double th[MAX_REP], tf[MAX_REP], ts[MAX_REP], td[MAX_REP];
     int repeat = q->repeat < 1 ? 1 : (q->repeat > MAX_REP ? MAX_REP : q->repeat);
-    cudaDataType dt = dbl ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType dt = fp64 ? CUDA_R_64F : CUDA_R_32F;
 
     if (n < 1 || nrhs < 1 || !q->A || !q->B || !o->X)
         return LSC_FAIL(err, errlen, LS_EINVAL, "peer: bad arguments n=%d nrhs=%d", n, nrhs);
@@ -57,9 +57,9 @@ extern "C" int lsc_perf_peer(void *bctx, const ls_perf_peer_in *q, ls_perf_peer_
         goto done;
     }
     for (size_t i = 0; i < nn; i++)
-        dbl ? (void)(((double *)hA)[i] = q->A[i]) : (void)(((float *)hA)[i] = (float)q->A[i]);
+        fp64 ? (void)(((double *)hA)[i] = q->A[i]) : (void)(((float *)hA)[i] = (float)q->A[i]);
     for (size_t i = 0; i < nb; i++)
-        dbl ? (void)(((double *)hB)[i] = q->B[i]) : (void)(((float *)hB)[i] = (float)q->B[i]);
+        fp64 ? (void)(((double *)hB)[i] = q->B[i]) : (void)(((float *)hB)[i] = (float)q->B[i]);
 
     LSC_TRY(lsc_malloc(&dA, nn, es, err, errlen));
     LSC_TRY(lsc_malloc(&dB, nb, es, err, errlen));
@@ -119,10 +119,10 @@ extern "C" int lsc_perf_peer(void *bctx, const ls_perf_peer_in *q, ls_perf_peer_
         }
         if (r < repeat - 1) /* restore B: the solve overwrote the host copy */
             for (size_t i = 0; i < nb; i++)
-                dbl ? (void)(((double *)hB)[i] = q->B[i]) : (void)(((float *)hB)[i] = (float)q->B[i]);
+                fp64 ? (void)(((double *)hB)[i] = q->B[i]) : (void)(((float *)hB)[i] = (float)q->B[i]);
     }
     for (size_t i = 0; i < nb; i++)
-        o->X[i] = dbl ? ((double *)hB)[i] : (double)((float *)hB)[i];
+        o->X[i] = fp64 ? ((double *)hB)[i] : (double)((float *)hB)[i];
     o->t_h2d = median(th, repeat);
     o->t_factor = median(tf, repeat);
     o->t_solve = median(ts, repeat);

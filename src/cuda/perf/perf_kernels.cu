@@ -83,18 +83,18 @@ extern "C" int lsc_perf_own_kernels(int prec, int n, const char **names, const v
 {
     (void)n;
     int k = 0;
-    int dbl = prec == LS_DOUBLE;
+    int fp64 = prec == LS_DOUBLE;
     if (max < 5)
         return 0;
     names[k] = "lsp_copy", funcs[k] = (const void *)lsp_copy, threads[k++] = ELEM_THREADS;
-    names[k] = dbl ? "lsp_fma<double>" : "lsp_fma<float>";
-    funcs[k] = dbl ? (const void *)lsp_fma<double> : (const void *)lsp_fma<float>;
+    names[k] = fp64 ? "lsp_fma<double>" : "lsp_fma<float>";
+    funcs[k] = fp64 ? (const void *)lsp_fma<double> : (const void *)lsp_fma<float>;
     threads[k++] = FMA_THREADS;
-    names[k] = dbl ? "lsp_intensity<double>" : "lsp_intensity<float>";
-    funcs[k] = dbl ? (const void *)lsp_intensity<double> : (const void *)lsp_intensity<float>;
+    names[k] = fp64 ? "lsp_intensity<double>" : "lsp_intensity<float>";
+    funcs[k] = fp64 ? (const void *)lsp_intensity<double> : (const void *)lsp_intensity<float>;
     threads[k++] = ELEM_THREADS;
-    names[k] = dbl ? "lsp_gemv<double>" : "lsp_gemv<float>";
-    funcs[k] = dbl ? (const void *)lsp_gemv<double> : (const void *)lsp_gemv<float>;
+    names[k] = fp64 ? "lsp_gemv<double>" : "lsp_gemv<float>";
+    funcs[k] = fp64 ? (const void *)lsp_gemv<double> : (const void *)lsp_gemv<float>;
     threads[k++] = GEMV_P;
     return k;
 }
@@ -181,11 +181,11 @@ done:
 }
 
 /* ---------------------------------------------------------------- fma */
-typedef struct { void *out; int dbl, blocks, iters; } fma_args;
+typedef struct { void *out; int fp64, blocks, iters; } fma_args;
 static cudaError_t launch_fma(void *p, cudaStream_t s)
 {
     fma_args *a = (fma_args *)p;
-    if (a->dbl)
+    if (a->fp64)
         lsp_fma<double><<<a->blocks, FMA_THREADS, 0, s>>>((double *)a->out, 0.999999, 1e-7, a->iters);
     else
         lsp_fma<float><<<a->blocks, FMA_THREADS, 0, s>>>((float *)a->out, 0.999999f, 1e-7f, a->iters);
@@ -200,14 +200,14 @@ extern "C" int lsc_perf_fma(void *bctx, const ls_perf_fma_in *q, ls_perf_timing 
     void *buf = NULL;
     fma_args a;
     memset(o, 0, sizeof *o);
-    a.dbl = q->prec == LS_DOUBLE;
+    a.fp64 = q->prec == LS_DOUBLE;
     a.blocks = c->prop.multiProcessorCount * 16;
-    a.iters = a.dbl ? FMA_ITERS / 4 : FMA_ITERS;
+    a.iters = a.fp64 ? FMA_ITERS / 4 : FMA_ITERS;
     LSC_TRY(lsc_malloc(&buf, (size_t)a.blocks * FMA_THREADS, 8, err, errlen));
     a.out = buf;
     LSC_TRY(time_median(c, launch_fma, &a, q->repeat, &o->seconds, err, errlen));
     o->flops = 2.0 * FMA_CHAINS * (double)a.iters * a.blocks * FMA_THREADS;
-    o->bytes = (double)a.blocks * FMA_THREADS * (a.dbl ? 8 : 4);
+    o->bytes = (double)a.blocks * FMA_THREADS * (a.fp64 ? 8 : 4);
     fill_rates(o);
 done:
     cudaFree(buf);
@@ -215,13 +215,13 @@ done:
 }
 
 /* ---------------------------------------------------------------- intensity */
-typedef struct { void *A, *l, *u; int n, loop, dbl; } int_args;
+typedef struct { void *A, *l, *u; int n, loop, fp64; } int_args;
 static cudaError_t launch_intensity(void *p, cudaStream_t s)
 {
     int_args *a = (int_args *)p;
     size_t elems = (size_t)a->n * a->n;
     unsigned blocks = (unsigned)((elems + ELEM_THREADS - 1) / ELEM_THREADS);
-    if (a->dbl)
+    if (a->fp64)
         lsp_intensity<double><<<blocks, ELEM_THREADS, 0, s>>>((double *)a->A, (const double *)a->l,
                                                               (const double *)a->u, a->n, a->loop,
                                                               0.9999999);
@@ -243,7 +243,7 @@ extern "C" int lsc_perf_intensity(void *bctx, const ls_perf_intensity_in *q, ls_
     if (q->n < 1 || q->n > 46340 || q->loop < 0)
         return LSC_FAIL(err, errlen, LS_EINVAL, "intensity: n=%d loop=%d out of range", q->n, q->loop);
     size_t es = q->prec == LS_DOUBLE ? 8 : 4;
-    a.n = q->n, a.loop = q->loop, a.dbl = q->prec == LS_DOUBLE;
+    a.n = q->n, a.loop = q->loop, a.fp64 = q->prec == LS_DOUBLE;
     LSC_TRY(lsc_malloc(&a.A, (size_t)q->n * q->n, es, err, errlen));
     LSC_TRY(lsc_malloc(&a.l, (size_t)q->n, es, err, errlen));
     LSC_TRY(lsc_malloc(&a.u, (size_t)q->n, es, err, errlen));
@@ -266,12 +266,12 @@ done:
 }
 
 /* ---------------------------------------------------------------- gemv / gemm */
-typedef struct { void *A, *x, *y; int m, dbl, p; } mv_args;
+typedef struct { void *A, *x, *y; int m, fp64, p; } mv_args;
 static cudaError_t launch_gemv(void *p, cudaStream_t s)
 {
     mv_args *a = (mv_args *)p;
     unsigned blocks = (unsigned)((a->m + GEMV_P - 1) / GEMV_P);
-    if (a->dbl)
+    if (a->fp64)
         lsp_gemv<double><<<blocks, GEMV_P, 0, s>>>((const double *)a->A, (const double *)a->x,
                                                    (double *)a->y, a->m);
     else
@@ -282,7 +282,7 @@ static cudaError_t launch_gemv(void *p, cudaStream_t s)
 static cudaError_t launch_gemm(void *p, cudaStream_t s)
 {
     mv_args *a = (mv_args *)p;
-    int rc = ls_cuda_gemm_tiled(a->dbl ? LS_DOUBLE : LS_SINGLE, a->p, a->m, a->m, a->m, a->A, a->m,
+    int rc = ls_cuda_gemm_tiled(a->fp64 ? LS_DOUBLE : LS_SINGLE, a->p, a->m, a->m, a->m, a->A, a->m,
                                 a->x, a->m, a->y, a->m, s);
     return rc ? cudaErrorInvalidValue : cudaGetLastError();
 }
@@ -298,7 +298,7 @@ static int mat_measure(void *bctx, const ls_perf_gemm_in *q, ls_perf_timing *o, 
     if (q->m < 1 || q->m > 46340)
         return LSC_FAIL(err, errlen, LS_EINVAL, "gemm/gemv: m=%d out of range", q->m);
     size_t es = q->prec == LS_DOUBLE ? 8 : 4, mm = (size_t)q->m * q->m;
-    a.m = q->m, a.dbl = q->prec == LS_DOUBLE, a.p = gemm ? q->p : GEMV_P;
+    a.m = q->m, a.fp64 = q->prec == LS_DOUBLE, a.p = gemm ? q->p : GEMV_P;
     LSC_TRY(lsc_malloc(&a.A, mm, es, err, errlen));
     LSC_TRY(lsc_malloc(&a.x, gemm ? mm : (size_t)q->m, es, err, errlen));
     LSC_TRY(lsc_malloc(&a.y, gemm ? mm : (size_t)q->m, es, err, errlen));

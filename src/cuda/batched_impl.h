@@ -1,0 +1,91 @@
+/* batched.c's work on device arrays for one precision (REAL, FN: typed.h),
+ * instantiated there for double and float. */
+/* cuBLAS's getrfBatched on column-major matrices (a row-major stack is
+ * transposed in place before and after, so its factors land row-major). */
+static int FN(getrf_cublas)(ls_cuda_ctx *c, const lsk_bstack *s, char *err, size_t errlen)
+{
+    int st = 0, rowmajor = s->a_rs != 1;
+    int lda = (int)(rowmajor ? s->a_rs : s->a_cs);
+    REAL *A = (REAL *)s->A, **ptrs = NULL;
+    LSC_TRY(lsc_tmp_alloc(c, (void **)&ptrs, sizeof(REAL *) * (size_t)s->batch, err, errlen));
+    LSC_CUDA(FN(lsk_bpointers)(A, s->sA, s->batch, ptrs, c->stream));
+    if (rowmajor)
+        LSC_CUDA(FN(lsk_btranspose)(s->n, A, lda, s->sA, s->batch, c->stream));
+    LSC_BLAS(LSC_T(cublas, getrfBatched)(c->blas, s->n, (REAL *const *)ptrs, lda, s->ipiv,
+                                         s->info, s->batch));
+    if (rowmajor)
+        LSC_CUDA(FN(lsk_btranspose)(s->n, A, lda, s->sA, s->batch, c->stream));
+done:
+    lsc_tmp_free(c, ptrs);
+    return st;
+}
+
+/* The factor kernel for n: the fastest that can run, or the one
+ * LS_CUDA_BATCHED_PATH names where it can. */
+static int FN(factor_path)(int n, size_t optin)
+{
+    int can[4] = {n <= LSK_BWARP_MAXN,
+                  n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
+                  FN(lsc_bblk_width)(n, optin) > 0, 1};
+    const char *e = getenv("LS_CUDA_BATCHED_PATH");
+    for (int p = 0; e && p < 4; p++)
+        if (!strcmp(e, PATH_NAMES[p]) && can[p])
+            return p;
+    if (can[PATH_WARP])
+        return PATH_WARP;
+    if (can[PATH_SMEM] && (n < LSC_BBLK_MIN_N || !LSC_IS_DOUBLE))
+        return PATH_SMEM;
+    return can[PATH_BLOCKED] ? PATH_BLOCKED : can[PATH_SMEM] ? PATH_SMEM : PATH_CUBLAS;
+}
+
+/* batched.c's run_device for this precision. */
+static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int *ipiv, REAL *B,
+                          int *info, char *err, size_t errlen)
+{
+    int st = 0, n = j->n;
+    int fused = j->op == LS_BATCHED_GESV ? j->nrhs : 0;
+    int *piv_tmp = NULL;
+    size_t optin = c->prop.sharedMemPerBlockOptin;
+    if (n == 0) {
+        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
+        return 0;
+    }
+    if (j->op == LS_BATCHED_GETRS) {
+        lsk_bstack s = stack_of(j, A, ipiv, B, info);
+        if (j->nrhs > 65535)
+            return LSC_FAIL(err, errlen, LS_ELIMIT, "batched getrs: nrhs %d > 65535", j->nrhs);
+        if (j->nrhs > 0)
+            LSC_CUDA(FN(lsk_bgetrs)(j->trans, &s, j->nrhs, NULL, c->stream));
+        LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
+        return 0;
+    }
+    /* which factor kernel, and whether it solves too */
+    int path = FN(factor_path)(n, optin);
+    int warp = path == PATH_WARP, smem = path == PATH_SMEM;
+    int in_pass = (warp && fused <= LSK_BWARP_MAXRHS) ||
+                  (smem && FN(lsk_bsmem_bytes)(n, fused) <= optin);
+    int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
+    if (later && j->nrhs > 65535)
+        return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
+                        j->nrhs, n);
+    if (!ipiv && (later || (!warp && !smem))) {
+        LSC_TRY(lsc_tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
+                          errlen));
+        ipiv = piv_tmp;
+    }
+    lsk_bstack s = stack_of(j, A, ipiv, B, info);
+    int nr = in_pass ? fused : 0;
+    if (warp)
+        LSC_CUDA(FN(lsk_bwarp_lu)(&s, nr, c->stream));
+    else if (smem)
+        LSC_CUDA(FN(lsk_bsmem_lu)(&s, nr, optin, c->stream));
+    else if (path == PATH_BLOCKED)
+        LSC_TRY(FN(lsc_bblk_getrf)(c, &s, optin, err, errlen));
+    else
+        LSC_TRY(FN(getrf_cublas)(c, &s, err, errlen));
+    if (later)
+        LSC_CUDA(FN(lsk_bgetrs)('N', &s, j->nrhs, info, c->stream));
+done:
+    lsc_tmp_free(c, piv_tmp);
+    return st;
+}
