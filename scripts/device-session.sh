@@ -71,8 +71,8 @@ LS="$BUILD/bin/linsolve"
 "$LS" info >"$OUTD/info.txt" 2>&1
 
 if want cuda_tests; then
-  run cuda_tests 200 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_' \
-    ${CUDA_TESTS_EXCLUDE:+-E "$CUDA_TESTS_EXCLUDE"} -V -j4 --timeout 190
+  run cuda_tests 270 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_' \
+    ${CUDA_TESTS_EXCLUDE:+-E "$CUDA_TESTS_EXCLUDE"} -V -j4 --timeout 260
   grep -E "tests passed|\(Failed\)|\(Skipped\)|Passed +[0-9.]+ sec" "$OUTD/cuda_ctest.txt" |
     grep -v "^[0-9]*: " | tail -20 | tee -a "$SUM"
   grep -E "^[0-9]+: .*failed" "$OUTD/cuda_ctest.txt" | head -20 | tee -a "$SUM"
