@@ -6,11 +6,14 @@
  * ls_solve and checks the scaled residual (<= 30, src/core/verify.c) itself.
  * Host RSS (VmRSS of /proc/self/status) and, on CUDA, device memory in use
  * (cudaMemGetInfo) are read after a warm-up (every combination once at the
- * largest order, so that workspaces have their final size) and at the end.
+ * largest order, so that workspaces have their final size), at every 1000
+ * solves, after the K-th random solve (--settle, default 1000: by then the
+ * bounded caches keyed by size have met most sizes) and at the end; growth
+ * is judged from the K-th solve on, and all the readings are printed.
  * Not a ctest: it is a long run.
  *
  *   test_soak [--solves N] [--backends cpu,cuda,opencl] [--max-n N]
- *             [--seed S] [--rss-slack MiB] [--dev-slack MiB]
+ *             [--seed S] [--rss-slack MiB] [--dev-slack MiB] [--settle K]
  * Exit: 0; 1 on any wrong answer or failed solve, or memory growth beyond
  * the slack (default 16 MiB host, 32 MiB device); 2 for bad usage or no
  * backend at all.
@@ -126,6 +129,7 @@ int main(int argc, char **argv)
     long solves = 10000;
     int max_n = 512;
     double rss_slack = 16, dev_slack = 32;
+    long settle_req = 1000;
     const char *list = "cpu,cuda,opencl";
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -141,10 +145,12 @@ int main(int argc, char **argv)
             rss_slack = atof(v);
         else if (!strcmp(argv[i], "--dev-slack") && v)
             dev_slack = atof(v);
+        else if (!strcmp(argv[i], "--settle") && v)
+            settle_req = atol(v);
         else {
             fprintf(stderr,
                     "usage: %s [--solves N] [--backends cpu,cuda,opencl] [--max-n N] "
-                    "[--seed S] [--rss-slack MiB] [--dev-slack MiB]\n",
+                    "[--seed S] [--rss-slack MiB] [--dev-slack MiB] [--settle K]\n",
                     argv[0]);
             return 2;
         }
@@ -201,6 +207,11 @@ int main(int argc, char **argv)
     }
     long rss0 = rss_kib();
     double dev0 = device_used(have_cuda), t0 = now();
+    /* growth is judged from the `settle`-th random solve on: before it the
+     * context's bounded caches (graphs, workspaces, cuBLAS's per-stream
+     * workspace, the allocator's pools) fill with the sizes they meet */
+    long settle = solves >= 4 * settle_req ? settle_req : solves / 4, rss_s = rss0;
+    double dev_s = dev0;
     printf("warm-up: %d combinations at n = %d; host RSS %.1f MiB, device in use %s%.1f MiB\n",
            combos, max_n, rss0 / 1024.0, dev0 < 0 ? "n/a " : "", dev0 < 0 ? 0.0 : dev0 / MIB);
     for (long k = 0; k < solves;) {
@@ -212,23 +223,32 @@ int main(int argc, char **argv)
         int n = 16 + (int)(next() % (uint64_t)(max_n - 15));
         int nrhs = 1 + (int)(next() % 4);
         solve(b, m, p, n, nrhs, next());
-        if (++k % 1000 == 0)
-            printf("%6ld solves, %.1f s, host RSS %.1f MiB, wrong %ld, errors %ld\n", k,
-                   now() - t0, rss_kib() / 1024.0, wrong_total, error_total);
+        if (k + 1 == settle) { /* the caches keyed by size have seen most sizes */
+            rss_s = rss_kib();
+            dev_s = device_used(have_cuda);
+        }
+        if (++k % 1000 == 0) {
+            double dev = device_used(have_cuda);
+            printf("%6ld solves, %.1f s, host RSS %.1f MiB, device in use %.1f MiB, wrong %ld, "
+                   "errors %ld\n", k, now() - t0, rss_kib() / 1024.0, dev < 0 ? 0.0 : dev / MIB,
+                   wrong_total, error_total);
+        }
     }
     long rss1 = rss_kib();
     double dev1 = device_used(have_cuda);
-    double rss_growth = (rss1 - rss0) / 1024.0;
-    double dev_growth = dev0 < 0 ? 0.0 : (dev1 - dev0) / MIB;
+    double rss_growth = (rss1 - rss_s) / 1024.0;
+    double dev_growth = dev0 < 0 ? 0.0 : (dev1 - dev_s) / MIB;
     printf("%-8s %8s %8s %8s\n", "backend", "solves", "wrong", "errors");
     for (int b = 0; b < nb; b++)
         printf("%-8s %8ld %8ld %8ld\n", ls_backend_name(bs[b].kind), bs[b].solves, bs[b].wrong,
                bs[b].errors);
-    printf("host RSS: %.1f MiB at start, %.1f MiB at end (%+.1f MiB, slack %.0f)\n",
-           rss0 / 1024.0, rss1 / 1024.0, rss_growth, rss_slack);
+    printf("host RSS: %.1f MiB after the warm-up, %.1f after %ld solves, %.1f at end "
+           "(%+.1f MiB since solve %ld, slack %.0f)\n",
+           rss0 / 1024.0, rss_s / 1024.0, settle, rss1 / 1024.0, rss_growth, settle, rss_slack);
     if (dev0 >= 0)
-        printf("device memory in use: %.1f MiB at start, %.1f MiB at end (%+.1f MiB, slack %.0f)\n",
-               dev0 / MIB, dev1 / MIB, dev_growth, dev_slack);
+        printf("device memory in use: %.1f MiB after the warm-up, %.1f after %ld solves, %.1f at "
+               "end (%+.1f MiB since solve %ld, slack %.0f)\n",
+               dev0 / MIB, dev_s / MIB, settle, dev1 / MIB, dev_growth, settle, dev_slack);
     printf("solves: %ld in %.1f s; wrong answers: %ld; failed solves: %ld\n", solves,
            now() - t0, wrong_total, error_total);
     for (int b = 0; b < nb; b++)
