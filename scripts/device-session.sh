@@ -284,19 +284,8 @@ if want profile_batched; then
     run "profile_batched_$pn" 150 "$OUTD/profile_batched_$pn.csv" "$NCU" \
       --metrics gpu__time_duration.sum --csv --print-units base "$LS" bench --batched \
       --sizes "${pn%%:*}" --precision "${pn##*:}" --repeat 1 --no-cusolver --format csv
-    python3 - "$OUTD/profile_batched_$pn.csv" <<'PY' | tee -a "$SUM"
-import csv, sys, collections
-rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
-tot, cnt = collections.Counter(), collections.Counter()
-for r in csv.DictReader(rows):
-    if r.get("Metric Name") == "gpu__time_duration.sum":
-        k = r["Kernel Name"].split("(")[0][:70]
-        tot[k] += float(r["Metric Value"].replace(",", "")); cnt[k] += 1
-all_ns = sum(tot.values())
-print("kernel time by name, %s: total %.3f ms in %d kernels" % (sys.argv[1], all_ns / 1e6, sum(cnt.values())))
-for k, v in tot.most_common(14):
-    print("%-70s %6d launches %10.3f ms %5.1f %%" % (k, cnt[k], v / 1e6, 100 * v / all_ns))
-PY
+    python3 "$ROOT/scripts/ncu-by-kernel.py" "$OUTD/profile_batched_$pn.csv" "batched $pn" 14 |
+      tee -a "$SUM"
   done
 fi
 # The GPU halves of the hardening tests (docs/hardening.md): the too-big
@@ -369,19 +358,7 @@ if want profile_lu; then
     >"$OUTD/profile_lu_times.json" 2>&1
   run profile_lu 200 "$OUTD/profile_lu.csv" "$NCU" --metrics gpu__time_duration.sum --csv \
     --print-units base "$LS" solve /tmp/profile_a.npy --backend cuda --method lu --precision double
-  python3 - "$OUTD/profile_lu.csv" <<'PY' | tee -a "$SUM"
-import csv, sys, collections
-rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
-tot, cnt = collections.Counter(), collections.Counter()
-for r in csv.DictReader(rows):
-    if r.get("Metric Name") == "gpu__time_duration.sum":
-        k = r["Kernel Name"].split("(")[0][:60]
-        tot[k] += float(r["Metric Value"].replace(",", "")); cnt[k] += 1
-all_ns = sum(tot.values())
-print("kernel time by name (ns), n=%s FP64 lu, total %.3f ms in %d kernels" % (sys.argv[1], all_ns / 1e6, sum(cnt.values())))
-for k, v in tot.most_common(15):
-    print("%-60s %6d launches %10.3f ms %5.1f %%  %8.2f us each" % (k, cnt[k], v / 1e6, 100 * v / all_ns, v / cnt[k] / 1e3))
-PY
+  python3 "$ROOT/scripts/ncu-by-kernel.py" "$OUTD/profile_lu.csv" "n=$PN FP64 lu" | tee -a "$SUM"
   grep -o '"times": {[^}]*}' "$OUTD/profile_lu_times.json" | tee -a "$SUM"
 fi
 # ls_solve's refinement on the GPU: CUDA gj2 (not backward stable) on

@@ -27,26 +27,6 @@ template <typename T> __device__ __forceinline__ T bb_sfmin();
 template <> __device__ __forceinline__ double bb_sfmin<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ float bb_sfmin<float>() { return 1.17549435e-38f; }
 
-/* Warp 0: the pivot row among rows [k, m) of column col (LAPACK's idamax
- * order and NaN rule, as k_batched_smem.cu). */
-template <typename T>
-__device__ int bb_pivot_row(const T *col, int k, int m)
-{
-    const int lane = threadIdx.x;
-    if (col[k] != col[k])
-        return k;
-    auto best = lsk_pkey(col[k], false);
-    int p = m;
-    for (int i = k + lane; i < m; i += 32) {
-        auto key = lsk_pkey(col[i], true);
-        if (key > best)
-            best = key, p = i;
-    }
-    const auto mx = lsk_kmax<32>(best);
-    const int q = lsk_imin<32>(best == mx ? p : 0x7fffffff);
-    return q < m ? q : k;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(LSK_BBLK_THREADS)
 k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
@@ -72,7 +52,7 @@ k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
     for (int k = 0; k < jb; k++) {
         T *col = P + k * ld;
         if (tid < 32) {
-            int p = bb_pivot_row(col, k, m);
+            int p = lsk_warp_pivot_row(col, k, m);
             if (tid == 0) {
                 s_piv = p;
                 s_pval = col[p];

@@ -94,4 +94,26 @@ __device__ __forceinline__ int lsk_pivot_lane(T v, bool cand, int ord, int first
     return __ffs(win) - 1 - seg * NP;
 }
 
+/* One warp: the pivot row among rows [k, m) of a column in shared memory,
+ * LAPACK's idamax order and NaN rule: each lane keeps the first largest of
+ * its rows, then one integer max over the warp. */
+template <typename T>
+__device__ int lsk_warp_pivot_row(const T *col, int k, int m)
+{
+    const int lane = threadIdx.x & 31;
+    if (col[k] != col[k])
+        return k; /* a NaN where the search starts stays the pivot */
+    auto best = lsk_pkey(col[k], false); /* 0: nothing yet */
+    int p = m;
+    for (int i = k + lane; i < m; i += 32) {
+        auto key = lsk_pkey(col[i], true); /* a NaN elsewhere (key 0) never wins */
+        if (key > best)
+            best = key, p = i;
+    }
+    const auto mx = lsk_kmax<32>(best);
+    /* col[k] is no NaN, so mx > 0; the first row holding it */
+    const int q = lsk_imin<32>(best == mx ? p : 0x7fffffff);
+    return q < m ? q : k;
+}
+
 #endif

@@ -25,29 +25,6 @@ template <typename T> __device__ __forceinline__ T bs_sfmin();
 template <> __device__ __forceinline__ double bs_sfmin<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ float bs_sfmin<float>() { return 1.17549435e-38f; }
 
-/* Warp 0: the pivot row of column k of the n x n matrix M (leading
- * dimension ld), LAPACK's idamax order and NaN rule: each lane keeps the
- * first largest of its rows, then one integer max over the warp. */
-template <typename T>
-__device__ int bs_pivot_row(const T *M, int n, int ld, int k)
-{
-    const int lane = threadIdx.x;
-    const T *col = M + (long long)k * ld;
-    if (col[k] != col[k])
-        return k; /* a NaN where the search starts stays the pivot */
-    auto best = lsk_pkey(col[k], false); /* 0: nothing yet */
-    int p = n;
-    for (int i = k + lane; i < n; i += 32) {
-        auto key = lsk_pkey(col[i], true); /* a NaN elsewhere (key 0) never wins */
-        if (key > best)
-            best = key, p = i;
-    }
-    const auto m = lsk_kmax<32>(best);
-    /* col[k] is no NaN, so m > 0; the first row holding it */
-    const int q = lsk_imin<32>(best == m ? p : 0x7fffffff);
-    return q < n ? q : k;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(LSK_BSMEM_THREADS)
 k_bsmem_lu(lsk_bstack st, int nrhs)
@@ -86,7 +63,7 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
             M[row + pending_col * ld] = pending;
         pending_col = -1;
         if (tid < 32) {
-            int p = bs_pivot_row(M, n, ld, k);
+            int p = lsk_warp_pivot_row(M + (long long)k * ld, k, n);
             if (tid == 0) {
                 s_piv = p;
                 s_pval = M[p + k * ld];
