@@ -549,6 +549,17 @@ typedef enum ls_precond {
                                 a tiny pivot is perturbed and counted in the message */
 } ls_precond;
 
+/** The row/column permutation (and scaling) applied before the preconditioner. */
+typedef enum ls_permute {
+    LS_PERMUTE_AUTO = 0,     /**< MC64 when Jacobi/ILU(0)/ILUT is used with BiCGStab or GMRES
+                                  and some |a_ii| is zero or small against its row or column */
+    LS_PERMUTE_MC64 = 1,     /**< always (BiCGStab, GMRES): maximum-product weighted matching
+                                  with scaling, |diagonal| = 1 and every |entry| <= 1 */
+    LS_PERMUTE_MAXTRANS = 2, /**< structural maximum transversal (SuiteSparse BTF), only when
+                                  a diagonal entry is missing or zero */
+    LS_PERMUTE_NONE = 3      /**< never: Jacobi and ILU(0) then refuse a zero diagonal */
+} ls_permute;
+
 typedef struct ls_iter_options {
     ls_iter_method method; /**< default LS_ITER_BICGSTAB */
     ls_precond precond;    /**< default LS_PRECOND_NONE */
@@ -561,6 +572,8 @@ typedef struct ls_iter_options {
     double ilut_tol; /**< ILUT: drop |entry| < ilut_tol ||row of A||2 (default 1e-4; 0 keeps all) */
     int ilut_fill;   /**< ILUT: L and U each keep at most A's count in the row + ilut_fill
                           entries per row (default 10; >= 0) */
+    ls_permute permute; /**< default LS_PERMUTE_AUTO; CG never permutes (A Q is not
+                             symmetric) */
 } ls_iter_options;
 
 typedef struct ls_iter_report {

@@ -8,7 +8,8 @@
  * equilibrated system otherwise or when CG breaks down (and with ILUT when
  * that does not converge). direct | bicgstab | gmres | cg pick one,
  * --precond none | jacobi | ilu0 | ilut the Krylov preconditioner
- * (--ilut-tol, --ilut-fill). --format auto takes this path for a coordinate file with
+ * (--ilut-tol, --ilut-fill), --permute auto | mc64 | maxtrans | none the
+ * permutation to a usable diagonal before it. --format auto takes this path for a coordinate file with
  * nnz < n^2/10 or n > 4096 and says which path it took.
  */
 #include <ctype.h>
@@ -144,6 +145,19 @@ static int parse(int argc, char **argv, sparse_args *a)
                 a->iter.ilut_tol = v;
             else
                 a->iter.ilut_fill = (int)v;
+        } else if (!strcmp(arg, "--permute")) {
+            static const char *names[] = {"auto", "mc64", "maxtrans", "none"};
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)))
+                return -1;
+            int k = 0;
+            while (k < 4 && strcmp(val, names[k]))
+                k++;
+            if (k == 4) {
+                ls_cli_usage_error(cmd, "unknown permutation '%s' (auto, mc64, maxtrans, none)",
+                                   val);
+                return -1;
+            }
+            a->iter.permute = (ls_permute)k;
         } else if (!strcmp(arg, "--no-equilibrate")) {
             a->iter.equilibrate = 0;
             a->equil_seen = 1;
@@ -287,9 +301,10 @@ static int solve_iter(const ls_csr *A, int nrhs, const double *B, double *X,
 {
     static const char *pc[] = {"none", "jacobi", "ilu0", "ilut"};
     static const char *names[] = {"bicgstab", "gmres", "cg"};
+    static const char *perm[] = {"", ", permute mc64", ", permute maxtrans", ", permute none"};
     const int64_t n = A->n_rows;
-    snprintf(method, mlen, "%s, precond %s%s%s", names[o->method], pc[o->precond],
-             o->equilibrate ? ", equilibrated" : "", is_auto ? ", auto" : "");
+    snprintf(method, mlen, "%s, precond %s%s%s%s", names[o->method], pc[o->precond],
+             o->equilibrate ? ", equilibrated" : "", perm[o->permute], is_auto ? ", auto" : "");
     ls_iter_report rep;
     int st = 0;
     *its = 0;
@@ -484,7 +499,7 @@ int solve_sparse_dispatch(int *argc, char **argv, int *code)
     if (fmt == FMT_AUTO) {
         /* A is the first positional argument (option values skipped). */
         static const char *with_value[] = {"--method", "--precond", "--rtol", "--atol",
-                                           "--max-iter", "--restart", "--backend", "--device",
+                                           "--max-iter", "--restart", "--backend", "--device", "--permute",
                                            "-o", "--output", "--precision", "--pivot",
                                            "--factor", "--refine", "--format"};
         const char *apath = NULL;

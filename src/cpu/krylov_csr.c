@@ -12,6 +12,9 @@
 #include "krylov_csr.h"
 
 enum { LS_KR_PAR = 50000 }; /* below this many values, threads cost more than they give */
+/* |a_ii| at most this against the largest of its row and column (after any
+ * equilibration) calls for the weighted matching under LS_PERMUTE_AUTO. */
+#define LS_MC64_SMALL_DIAG 1e-3
 
 void ls_kr_spmv(const ls_csr *A, const double *x, double *y)
 {
@@ -150,6 +153,11 @@ static int check_args(const ls_csr *A, const double *b, const double *x,
         snprintf(msg, len, "unknown preconditioner %d", (int)o->precond);
         return LS_EINVAL;
     }
+    if (o->permute != LS_PERMUTE_AUTO && o->permute != LS_PERMUTE_MC64 &&
+        o->permute != LS_PERMUTE_MAXTRANS && o->permute != LS_PERMUTE_NONE) {
+        snprintf(msg, len, "unknown permutation %d", (int)o->permute);
+        return LS_EINVAL;
+    }
     if (!(o->rtol >= 0) || !isfinite(o->rtol) || o->max_iter < 0 ||
         (o->method == LS_ITER_GMRES && (o->restart < 1 || o->restart > 100000))) {
         snprintf(msg, len, "bad option: rtol %g (>= 0), max_iter %d (>= 0), restart %d (1..1e5)",
@@ -241,6 +249,52 @@ static const char *precond_name(ls_precond p)
                                     : "none";
 }
 
+/* The weighted matching on As (already equilibrated or not): T->B =
+ * Dr As Dc Q; b's scaling, the residual weights and x's column scaling
+ * take Dr and Dc on (allocated here when there was no equilibration), and
+ * x goes to B's variables. Nothing changes unless it all succeeds. */
+static int apply_mc64(const ls_csr *As, const double *b, double *x, ls_csr_colperm *T,
+                      double **bs, double **rw, double **cs, char *msg, size_t len)
+{
+    int64_t n = As->n_rows;
+    size_t nn = (size_t)(n ? n : 1);
+    double *dr = ls_malloc(sizeof(double) * nn), *dc = ls_malloc(sizeof(double) * nn);
+    double *nb = *bs ? *bs : ls_malloc(sizeof(double) * nn);
+    double *nw = *rw ? *rw : ls_malloc(sizeof(double) * nn);
+    double *nc = *cs ? *cs : ls_malloc(sizeof(double) * nn);
+    int st = 0;
+    if (!dr || !dc || !nb || !nw || !nc) {
+        st = LS_ENOMEM;
+        snprintf(msg, len, "cannot allocate the weighted matching");
+    } else {
+        st = ls_csr_colperm_build_mc64(As, T, dr, dc, msg, len);
+    }
+    if (st) {
+        if (nb != *bs)
+            free(nb);
+        if (nw != *rw)
+            free(nw);
+        if (nc != *cs)
+            free(nc);
+        free(dr), free(dc);
+        return st;
+    }
+    if (!*bs)
+        for (int64_t i = 0; i < n; i++)
+            nb[i] = b[i], nw[i] = 1, nc[i] = 1;
+
+    for (int64_t i = 0; i < n; i++) {
+        nb[i] *= dr[i];
+        nw[i] /= dr[i];
+        nc[i] *= dc[i];
+        x[i] /= dc[i];
+    }
+    *bs = nb, *rw = nw, *cs = nc;
+    ls_csr_colperm_to(T, x);
+    free(dr), free(dc);
+    return 0;
+}
+
 int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
                       ls_iter_report *rep, char *err, size_t errlen)
 {
@@ -283,13 +337,38 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
             goto out; /* x is only rescaled once every allocation succeeded */
         }
     }
-    /* Jacobi and ILU(0) need every a_ii: with one missing, iterate on A Q
-     * (Q a maximum transversal) after any scaling, so x = C Q y. CG keeps
-     * the refusal, since A Q is not symmetric. ILUT could fill a missing
-     * diagonal in, but its pivots are far better on A Q too. */
-    if ((o.precond == LS_PRECOND_JACOBI || o.precond == LS_PRECOND_ILU0 ||
-         o.precond == LS_PRECOND_ILUT) &&
-        o.method != LS_ITER_CG && ls_csr_needs_transversal(&As)) {
+    /* The preconditioners need a usable diagonal. With one that is zero or
+     * small, iterate on A Q after any equilibration, so x = C Q y: by
+     * default Q and a further scaling from the maximum-product weighted
+     * matching (|b_ii| = 1, |b_ij| <= 1), else (--permute maxtrans) Q a
+     * structural maximum transversal when a diagonal entry is missing. CG
+     * keeps the refusal, since A Q is not symmetric. ILUT could fill a
+     * missing diagonal in, but its pivots are far better on A Q too. */
+    const int pc = o.precond == LS_PRECOND_JACOBI || o.precond == LS_PRECOND_ILU0 ||
+                   o.precond == LS_PRECOND_ILUT;
+    int want = o.method != LS_ITER_CG && o.permute == LS_PERMUTE_MC64;
+    if (o.method != LS_ITER_CG && o.permute == LS_PERMUTE_AUTO && pc) {
+        want = ls_csr_diag_needs_matching(&As, LS_MC64_SMALL_DIAG);
+        if (want < 0) {
+            st = want;
+            snprintf(msg, sizeof msg, "cannot allocate the diagonal check");
+            goto unscale;
+        }
+    }
+    if (want) {
+        st = apply_mc64(&As, b, x, &T, &bs, &rw, &cs, msg, sizeof msg);
+        if (st == LS_ENONFINITE) {
+            st = 0; /* the scaling overflows: the structural transversal below */
+        } else if (st) {
+            goto unscale;
+        } else {
+            permuted = 2;
+        }
+    }
+    if (!permuted && pc && o.method != LS_ITER_CG &&
+        (o.permute == LS_PERMUTE_AUTO || o.permute == LS_PERMUTE_MAXTRANS ||
+         o.permute == LS_PERMUTE_MC64) &&
+        ls_csr_needs_transversal(&As)) {
         st = ls_csr_colperm_build(&As, &T, msg, sizeof msg);
         if (st == LS_EUNSUPPORTED)
             st = 0; /* no BTF: the preconditioner refuses below */
@@ -346,14 +425,18 @@ unscale:
     }
     rep->converged = st == 0;
     {
-        char full[256], pert[48] = "";
+        char full[256], pert[48] = "", perm[96] = "";
+        if (permuted == 1)
+            snprintf(perm, sizeof perm,
+                     ", columns permuted to a zero-free diagonal (maximum transversal, %lld moved)",
+                     (long long)T.moved);
+        else if (permuted == 2)
+            snprintf(perm, sizeof perm, ", MC64 weighted matching and scaling, %lld columns moved",
+                     (long long)T.moved);
         if (P.perturbed)
             snprintf(pert, sizeof pert, ", %lld zero pivots perturbed", (long long)P.perturbed);
         snprintf(full, sizeof full, "%s (precond %s%s%s%s): relative residual %.3e, rtol %.2e",
-                 msg, precond_name(o.precond), o.equilibrate ? ", equilibrated" : "",
-                 permuted ? ", columns permuted to a zero-free diagonal (maximum transversal)"
-                          : "",
-                 pert, rep->rel_residual, rep->rtol);
+                 msg, precond_name(o.precond), o.equilibrate ? ", equilibrated" : "", perm, pert, rep->rel_residual, rep->rtol);
         snprintf(msg, sizeof msg, "%s", full);
     }
 out:

@@ -43,6 +43,7 @@ typedef struct ls_csr_colperm {
     int64_t *qinv; /* column j of A is column qinv[j] of A Q */
     double *work;  /* n, for the in-place vector permutations */
     int64_t rank;  /* structural rank found */
+    int64_t moved; /* columns j with qinv[j] != j */
 } ls_csr_colperm;
 
 /* 1 when some a_ii is not stored or is zero. */
@@ -52,10 +53,34 @@ int ls_csr_check(const ls_csr *A, char *msg, size_t len);
 int ls_csr_needs_transversal(const ls_csr *A);
 /* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
  * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */
-int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t msglen);
+LS_API int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t msglen);
+/* B = A Q from T->qinv (T->B's arrays allocated, row_ptr A's): 0 or LS_ENOMEM. */
+int ls_csr_colperm_fill(const ls_csr *A, ls_csr_colperm *T);
+
+/* Maximum-product weighted matching with scaling (mc64_csr.c; Duff and
+ * Koster's algorithm, the problem of MC64 job 5), exported for the tests.
+ * perm[j] = the row matched with column j: row perm[j] of A is row j of
+ * P A, so (P A)_jj = a_{perm[j], j}, and prod_j |a_{perm[j], j}| is the
+ * largest over all permutations. Exact zeros are not entries. dr, dc
+ * (optional, both or neither): |dr_i a_ij dc_j| <= 1, = 1 up to rounding on
+ * the matched entries. *rank = the matched columns. Returns 0; LS_EINVAL
+ * structurally singular (*rank < n, the message gives the structural rank)
+ * or not square; LS_ENONFINITE a scaling outside the double range; LS_ENOMEM. */
+LS_API int ls_csr_mc64(const ls_csr *A, int64_t *perm, double *dr, double *dc, int64_t *rank,
+                       char *msg, size_t msglen);
+/* 1 when some |a_ii| <= small max(|row i|, |column i|): missing, zero or
+ * small against its row or column (the weighted matching is worth it);
+ * 0 when none is; LS_ENOMEM. */
+int ls_csr_diag_needs_matching(const ls_csr *A, double small);
+/* T->B = Dr A Dc Q with the weighted matching on its diagonal, Dr and Dc
+ * ls_csr_mc64's rounded down to powers of two (|b_ij| <= 1, 1/4 < |b_ii| <= 1),
+ * so A x = b is B y = Dr b with x = Dc Q y; dr and dc (n each, the
+ * caller's) get the scalings in A's order. Statuses: ls_csr_mc64's. */
+int ls_csr_colperm_build_mc64(const ls_csr *A, ls_csr_colperm *T, double *dr, double *dc,
+                              char *msg, size_t msglen);
 void ls_csr_colperm_to(const ls_csr_colperm *T, double *x);   /* x := Q^T x */
 void ls_csr_colperm_from(const ls_csr_colperm *T, double *y); /* y := Q y */
-void ls_csr_colperm_free(ls_csr_colperm *T);
+LS_API void ls_csr_colperm_free(ls_csr_colperm *T);
 
 /* The system a method iterates on (possibly equilibrated). Convergence is
  * judged on the weighted norm ||W (b - A x)||2 <= tol, W = rweight or I:

@@ -49,21 +49,9 @@ void ls_csr_colperm_from(const ls_csr_colperm *T, double *y)
     memcpy(y, T->work, sizeof(double) * (size_t)T->B.n_rows);
 }
 
-#ifdef LS_HAVE_BTF
-typedef struct mag_col {
-    double mag;
-    SuiteSparse_long col;
-} mag_col;
-
-static int by_magnitude(const void *a, const void *b)
-{
-    const mag_col *x = a, *y = b;
-    return x->mag > y->mag ? -1 : x->mag < y->mag ? 1 : (x->col > y->col) - (x->col < y->col);
-}
-
 /* B = A Q with sorted rows: bucket the entries by their new column (rows
  * come out ascending in each), then back by row (columns ascending). */
-static int permute_columns(const ls_csr *A, ls_csr_colperm *T)
+int ls_csr_colperm_fill(const ls_csr *A, ls_csr_colperm *T)
 {
     int64_t n = A->n_rows, nnz = A->nnz;
     size_t nz1 = (size_t)(nnz ? nnz : 1);
@@ -98,6 +86,19 @@ out:
     free(cptr), free(crow), free(cval), free(next);
     return st;
 }
+
+#ifdef LS_HAVE_BTF
+typedef struct mag_col {
+    double mag;
+    SuiteSparse_long col;
+} mag_col;
+
+static int by_magnitude(const void *a, const void *b)
+{
+    const mag_col *x = a, *y = b;
+    return x->mag > y->mag ? -1 : x->mag < y->mag ? 1 : (x->col > y->col) - (x->col < y->col);
+}
+
 #endif
 
 int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t msglen)
@@ -168,7 +169,9 @@ int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t m
     }
     for (int64_t j = 0; j < n; j++)
         T->qinv[j] = (int64_t)match[j];
-    st = permute_columns(A, T);
+    st = ls_csr_colperm_fill(A, T);
+    for (int64_t j = 0; j < n; j++)
+        T->moved += T->qinv[j] != j;
     if (st)
         snprintf(msg, msglen, "cannot allocate the maximum transversal");
 out:

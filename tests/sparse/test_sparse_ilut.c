@@ -59,11 +59,14 @@ static double *lu_answer(const ls_csr *A, const double *b)
     return x;
 }
 
+/* The hard matrices have zero diagonals: the default must match them. */
+static int need_mc64;
+
 /* One ILUT solve; must: 1 converge (scaled residual <= 30, close to the LU
  * answer when xref), 0 either way but honest, -1 must not converge.
  * max_its > 0: at most that many iterations. */
 static int run(const char *label, const ls_csr *A, const double *b, const double *xref,
-               ls_iter_method m, double tol, int fill, int must, int max_its)
+               ls_iter_method m, double tol, int fill, int must, int max_its, ls_permute perm)
 {
     int64_t n = A->n_rows;
     double *x = lt_doubles((size_t)n);
@@ -72,6 +75,7 @@ static int run(const char *label, const ls_csr *A, const double *b, const double
     opt.method = m;
     opt.precond = LS_PRECOND_ILUT;
     opt.equilibrate = 1;
+    opt.permute = perm;
     if (tol >= 0)
         opt.ilut_tol = tol;
     if (fill >= 0)
@@ -80,7 +84,9 @@ static int run(const char *label, const ls_csr *A, const double *b, const double
     char err[256] = "";
     int st = ls_csr_solve_iter(A, b, x, &opt, &rep, err, sizeof err);
     double sc = st >= 0 ? scaled_residual(A, b, x) : NAN, diff = 0;
-    int ok = st >= 0 && strstr(rep.message, "precond ILUT");
+    int ok = st >= 0 && strstr(rep.message, "precond ILUT") &&
+             (perm != LS_PERMUTE_MAXTRANS || strstr(rep.message, "maximum transversal")) &&
+             (perm != LS_PERMUTE_AUTO || !need_mc64 || strstr(rep.message, "MC64"));
     if (st == 0) {
         ok = ok && rep.converged && sc <= LS_TEST_TOL && must >= 0 &&
              (max_its <= 0 || rep.iterations <= max_its);
@@ -95,9 +101,10 @@ static int run(const char *label, const ls_csr *A, const double *b, const double
         ok = ok && must <= 0 && !rep.converged && rep.rel_residual > rep.rtol &&
              (st == LS_NOT_CONVERGED || (st == LS_BREAKDOWN && rep.breakdown));
     }
-    printf("%-10s %6lld  %-8s ilut tol %-7.0e fill %-5d %5d its  scaled %9.2e  diff %8.1e  "
-           "%-18s %s\n",
-           label, (long long)n, m == LS_ITER_GMRES ? "gmres" : "bicgstab", opt.ilut_tol,
+    static const char *pn[] = {"auto", "mc64", "maxtrans", "none"};
+    printf("%-10s %6lld  %-8s %-8s ilut tol %-7.0e fill %-5d %5d its  scaled %9.2e  "
+           "diff %8.1e  %-18s %s\n",
+           label, (long long)n, m == LS_ITER_GMRES ? "gmres" : "bicgstab", pn[perm], opt.ilut_tol,
            opt.ilut_fill, rep.iterations, sc, diff, ls_status_name(st), ok ? "ok" : "FAILED");
     if (!ok)
         printf("        %s\n", st < 0 ? err : rep.message);
@@ -128,27 +135,34 @@ static int against_lu(const char *dir)
         failures += !xref;
         for (int m = 0; m < 2 && xref; m++) {
             ls_iter_method meth = m ? LS_ITER_GMRES : LS_ITER_BICGSTAB;
-            failures += run(labels[c], &A[c], b, xref, meth, -1, -1, 1, 0);
+            failures += run(labels[c], &A[c], b, xref, meth, -1, -1, 1, 0, LS_PERMUTE_AUTO);
         }
         /* tol 0, fill n: nothing dropped, the factors are A's LU */
         if (xref)
-            failures += run(labels[c], &A[c], b, xref, LS_ITER_GMRES, 0, (int)n, 1, 2);
+            failures += run(labels[c], &A[c], b, xref, LS_ITER_GMRES, 0, (int)n, 1, 2,
+                            LS_PERMUTE_AUTO);
         free(b), free(xref);
         ls_csr_free(&A[c]);
     }
     return failures;
 }
 
-/* ILU(0) fails on all three even on A Q; with ILUT's defaults rajat19
- * converges, west0479 and nnc1374 still do not (a fill near n would be
- * needed: a direct solver is the answer there). */
+/* The matrices ILU(0) fails on, b = A 1, default tol and fill. Under the
+ * default permutation (the MC64 weighted matching with scaling) west0479
+ * converges; nnc1374 breaks down even so (docs/sparse.md says why), and
+ * must say so. With the structural transversal rajat19 converges with both
+ * methods; with the matching GMRES does, BiCGStab may or may not. */
 static int hard_matrices(const char *dir)
 {
     static const struct {
         const char *name;
-        int must;
-    } cases[] = {{"west0479", -1}, {"nnc1374", -1}, {"rajat19", 1}, {"impcol_a", 1}};
+        ls_permute permute;
+        int must_bicgstab, must_gmres;
+    } cases[] = {{"west0479", LS_PERMUTE_AUTO, 1, 1},    {"nnc1374", LS_PERMUTE_AUTO, -1, -1},
+                 {"rajat19", LS_PERMUTE_MAXTRANS, 1, 1}, {"rajat19", LS_PERMUTE_AUTO, 0, 1},
+                 {"impcol_a", LS_PERMUTE_AUTO, 1, 1},    {"impcol_a", LS_PERMUTE_MAXTRANS, 1, 1}};
     int failures = 0;
+    need_mc64 = 1;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         ls_csr A;
         if (read_csr(dir, cases[c].name, &A)) {
@@ -164,10 +178,12 @@ static int hard_matrices(const char *dir)
         free(ones);
         for (int m = 0; m < 2; m++)
             failures += run(cases[c].name, &A, b, NULL, m ? LS_ITER_GMRES : LS_ITER_BICGSTAB,
-                            -1, -1, cases[c].must, 0);
+                            -1, -1, m ? cases[c].must_gmres : cases[c].must_bicgstab, 0,
+                            cases[c].permute);
         free(b);
         ls_csr_free(&A);
     }
+    need_mc64 = 0;
     return failures;
 }
 
@@ -200,8 +216,9 @@ static int bad_options(void)
     return failures;
 }
 
-/* Under LS_FAULT_ALLOC=N: the solve (equilibration, transversal, ILUT
- * factors, GMRES) either succeeds or reports LS_ENOMEM. */
+/* Under LS_FAULT_ALLOC=N: the solve (equilibration, weighted matching,
+ * ILUT factors, GMRES) either converges, as it does without a fault, or
+ * reports LS_ENOMEM. */
 static int fault(const char *dir)
 {
     ls_csr A;
@@ -217,7 +234,7 @@ static int fault(const char *dir)
     char err[256] = "";
     int st = ls_csr_solve_iter(&A, b, x, &opt, NULL, err, sizeof err);
     long long state = ls_fault_alloc_state();
-    int ok = state < 0 ? st == LS_ENOMEM : st == LS_NOT_CONVERGED;
+    int ok = state < 0 ? st == LS_ENOMEM : st == 0;
     printf("fault: state %lld, %s \"%s\" %s\n", state, ls_status_name(st), err,
            ok ? "ok" : "FAILED");
     free(b), free(x);
