@@ -106,10 +106,11 @@ LS_API int ls_pdgetrf(int m, int n, double *A, int ia, int ja, const int *desca,
 LS_API int ls_psgetrf(int m, int n, float *A, int ia, int ja, const int *desca, int *ipiv,
                       int *info, ls_grid *grid);
 /**
- * Solve sub(A) X = sub(B) with the factors of ls_p?getrf. trans: 'N' (the
- * transposed solve, 'T' / 'C', returns LS_EUNSUPPORTED for now; any other
- * letter is illegal argument 1). B's rows are laid out as A's (MB_B = MB_A, same process
- * row for ib as for ia, ib - 1 a multiple of MB_B); its columns any way.
+ * Solve op(sub(A)) X = sub(B) with the factors of ls_p?getrf. trans: 'N'
+ * (A X = B), 'T' or 'C' (A^T X = B: the same for real matrices), either
+ * case; any other letter is illegal argument 1. B's rows are laid out as
+ * A's (MB_B = MB_A, same process row for ib as for ia, ib - 1 a multiple
+ * of MB_B); its columns any way.
  * @return info (-i / -(i*100+j) for illegal arguments), or LS_E*
  */
 LS_API int ls_pdgetrs(char trans, int n, int nrhs, const double *A, int ia, int ja,
