@@ -433,6 +433,20 @@ LS_API int ls_gen_is_sparse(ls_gen_kind k);
 LS_API int ls_generate(ls_gen_kind kind, int n, double *A, int lda, uint64_t seed, double cond);
 /** Uniform [-1,1] fill of an m x n block (for right-hand sides). */
 LS_API void ls_fill_random(int m, int n, double *A, int lda, uint64_t seed);
+/** Can ls_generate_block make this kind one block at a time? (random,
+ *  diagdom, zerodiag, singular, hilbert, gfpp, kahan: 1; randsvd and the
+ *  sparse grid kinds: 0.) */
+LS_API int ls_gen_is_local(ls_gen_kind kind);
+/**
+ * The block A(i0:i0+m-1, j0:j0+nc-1) (0-based) of ls_generate(kind, n, ...,
+ * seed)'s n x n matrix, bit for bit, without forming the rest: every entry
+ * is computed from (seed, i, j) (diagdom's diagonal from its row, O(n)).
+ * For distributed generation: each rank fills its own blocks.
+ * @param[out] A  m x nc, column-major, lda >= max(1, m)
+ * @return 0, LS_EINVAL (bad sizes), LS_EUNSUPPORTED (!ls_gen_is_local)
+ */
+LS_API int ls_generate_block(ls_gen_kind kind, int n, int i0, int j0, int m, int nc, double *A,
+                             int lda, uint64_t seed);
 
 /* ------------------------------------------------------------------------
  * Sparse matrices: compressed sparse row (CSR), read and written as Matrix

@@ -106,10 +106,11 @@ LS_API int ls_pdgetrf(int m, int n, double *A, int ia, int ja, const int *desca,
 LS_API int ls_psgetrf(int m, int n, float *A, int ia, int ja, const int *desca, int *ipiv,
                       int *info, ls_grid *grid);
 /**
- * Solve sub(A) X = sub(B) with the factors of ls_p?getrf. trans: 'N' (the
- * transposed solve, 'T' / 'C', returns LS_EUNSUPPORTED for now; any other
- * letter is illegal argument 1). B's rows are laid out as A's (MB_B = MB_A, same process
- * row for ib as for ia, ib - 1 a multiple of MB_B); its columns any way.
+ * Solve op(sub(A)) X = sub(B) with the factors of ls_p?getrf. trans: 'N'
+ * (A X = B), 'T' or 'C' (A^T X = B: the same for real matrices), either
+ * case; any other letter is illegal argument 1. B's rows are laid out as
+ * A's (MB_B = MB_A, same process row for ib as for ia, ib - 1 a multiple
+ * of MB_B); its columns any way.
  * @return info (-i / -(i*100+j) for illegal arguments), or LS_E*
  */
 LS_API int ls_pdgetrs(char trans, int n, int nrhs, const double *A, int ia, int ja,
@@ -141,6 +142,30 @@ LS_API int ls_pdgather(int root, double *G, int ldg, const double *A, const int 
                        ls_grid *grid);
 LS_API int ls_psgather(int root, float *G, int ldg, const float *A, const int *desc,
                        ls_grid *grid);
+
+/**
+ * Generate ls_generate(kind, n, ..., seed)'s n x n matrix in place (n =
+ * desca[M] = desca[N]): each rank fills only its own blocks, bit for bit
+ * the serial matrix, whatever the grid (ls_generate_block; the kinds of
+ * ls_gen_is_local, others LS_EUNSUPPORTED). With B: every column of B =
+ * A * ones, each row summed in column order (as `linsolve solve` makes b),
+ * B's rows laid out as A's. Collective.
+ * @param[out] A  local piece of A (desca); B, descb may be NULL
+ * @return 0, -i / -(i*100+j) illegal argument, LS_EUNSUPPORTED, LS_E*
+ */
+LS_API int ls_pdgenerate(ls_gen_kind kind, uint64_t seed, double *A, const int *desca, double *B,
+                         const int *descb, ls_grid *grid);
+/**
+ * The scaled residual ||B - A X||inf / (n ||A||inf ||X||inf eps) (as
+ * ls_scaled_residual) of A (n x n at (1,1) of desca) and X, B (n x nrhs,
+ * rows laid out as A's, X and B alike), by a distributed product: X is
+ * assembled on every rank (n x nrhs), A never is. The same *resid on
+ * every rank. Collective.
+ * @return 0, -i / -(i*100+j) illegal argument, or LS_E*
+ */
+LS_API int ls_pdresidual(int n, int nrhs, const double *A, const int *desca, const double *X,
+                         const int *descx, const double *B, const int *descb, double *resid,
+                         ls_grid *grid);
 
 #ifdef __cplusplus
 }

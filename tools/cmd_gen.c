@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "gen_sparse.h"
+#include "solve_distributed.h"
 
 /* Largest order gen accepts: 65536^2 doubles is already 32 GiB. */
 #define LS_GEN_MAX_N 65536
@@ -27,6 +28,9 @@ static void gen_help(FILE *out)
     fprintf(out,
             "Usage: linsolve gen KIND -n N [-o FILE] [--format F] [--seed S] [--cond C]\n"
             "       linsolve gen -n N --rhs K [-o FILE] [--format F] [--seed S]\n"
+            "       mpirun -np R linsolve gen KIND -n N --distributed [--seed S] [--grid PxQ]\n"
+            "              [--nb NB] [-o X]   (generate in place on R ranks and solve:\n"
+            "              'linsolve solve --distributed --help'; docs/distributed.md)\n"
             "\n"
             "Write an N x N test matrix of the given KIND, deterministic in the seed,\n"
             "as Matrix Market (array; 'coordinate real general' with only the nonzeros\n"
@@ -193,6 +197,8 @@ static int write_output(const gen_args *g, const ls_matrix *m, int sparse, const
 int ls_cmd_gen(int argc, char **argv)
 {
     int code;
+    if (solve_distributed_dispatch(&argc, argv, &code))
+        return code; /* generated in place on MPI ranks, then solved */
     if (gen_sparse_dispatch(argc, argv, &code))
         return code; /* grid kinds to .mtx: streamed, any size */
     gen_args g;

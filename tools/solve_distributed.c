@@ -1,5 +1,7 @@
 /*
- * `mpirun -np R linsolve solve A [B] --distributed [--grid PxQ] [--nb N]`:
+ * `mpirun -np R linsolve solve A [B] --distributed [--grid PxQ] [--nb N]`
+ * (or `--gen KIND -n N [--seed S]` instead of A, or `linsolve gen KIND -n N
+ * --distributed`: each rank generates its own blocks, nothing is read):
  * rank 0 reads A (and B, or b = A*ones), the ranks agree on the size, A and
  * B are scattered onto a P x Q block-cyclic layout, ls_pdgetrf and
  * ls_pdgetrs solve, X is gathered on rank 0, which checks it against the
@@ -7,6 +9,7 @@
  * exits with the same status. Times: h2d = scatter from rank 0, factor =
  * pdgetrf, solve = pdgetrs, d2h = gather (each the slowest rank's).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,18 +50,34 @@ int solve_distributed_dispatch(int *argc, char **argv, int *code)
 typedef struct dist_args {
     const char *a_path, *b_path, *out_path;
     int p, q, nb, json, quiet;
+    int from_gen;             /* `linsolve gen KIND ... --distributed` */
+    int have_gen;             /* --gen KIND: generated in place */
+    ls_gen_kind kind;
+    long long n;
+    unsigned long long seed;
+    char label[128];          /* what the report shows as A */
 } dist_args;
 
 static void dist_help(FILE *out)
 {
     fprintf(out,
             "Usage: mpirun -np R linsolve solve A [B] --distributed [OPTIONS]\n"
+            "       mpirun -np R linsolve solve --distributed --gen KIND -n N [--seed S] [OPTIONS]\n"
+            "       mpirun -np R linsolve gen KIND -n N --distributed [--seed S] [OPTIONS]\n"
             "\n"
             "Solve A X = B on R MPI ranks (ScaLAPACK's pdgesv: LU with partial pivoting\n"
             "on a 2-D block-cyclic layout; docs/distributed.md). Rank 0 reads A and B\n"
             "(without B: b = A * ones), distributes them, gathers X and reports.\n"
+            "With --gen, nothing is read: each rank generates only its own blocks of\n"
+            "'linsolve gen KIND -n N --seed S''s matrix (the same bits on any grid) and\n"
+            "b = A * ones; the residual is checked with a distributed product, so no\n"
+            "rank ever holds A. KIND: random, diagdom, zerodiag, singular, hilbert,\n"
+            "gfpp, kahan (randsvd and the sparse kinds have no per-entry formula).\n"
             "\n"
             "Options:\n"
+            "  --gen KIND        generate A in place instead of reading it (with -n)\n"
+            "  -n N              order of the generated matrix\n"
+            "  --seed S          seed of the generator (default 1, as 'linsolve gen')\n"
             "  --grid PxQ        process grid, P*Q <= R (default: the squarest, P <= Q)\n"
             "  --nb N            block size (default 64; smaller when n is small)\n"
             "  -o, --output FILE write X (Matrix Market, or .npy by extension)\n"
@@ -74,10 +93,21 @@ static int dist_parse(int argc, char **argv, dist_args *a, int rank)
     const char *cmd = "solve";
     memset(a, 0, sizeof *a);
     a->nb = -1;
+    a->seed = 1;
+    a->from_gen = argc > 0 && !strcmp(argv[0], "gen");
+    if (a->from_gen)
+        cmd = "gen";
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         long long iv;
-        if (arg[0] != '-' || arg[1] == '\0') {
+        if ((arg[0] != '-' || arg[1] == '\0') && a->from_gen && !a->have_gen) {
+            if (ls_gen_parse(arg, &a->kind) != 0) {
+                if (rank == 0)
+                    ls_cli_usage_error(cmd, "unknown matrix kind '%s'", arg);
+                return -1;
+            }
+            a->have_gen = 1;
+        } else if (arg[0] != '-' || arg[1] == '\0') {
             if (!a->a_path) {
                 a->a_path = arg;
             } else if (!a->b_path) {
@@ -109,15 +139,52 @@ static int dist_parse(int argc, char **argv, dist_args *a, int rank)
             a->nb = (int)iv;
         } else if ((!strcmp(arg, "-o") || !strcmp(arg, "--output")) && i + 1 < argc) {
             a->out_path = argv[++i];
+        } else if (!strcmp(arg, "--gen") && i + 1 < argc && !a->from_gen) {
+            if (ls_gen_parse(argv[++i], &a->kind) != 0) {
+                if (rank == 0)
+                    ls_cli_usage_error(cmd, "unknown matrix kind '%s'", argv[i]);
+                return -1;
+            }
+            a->have_gen = 1;
+        } else if (!strcmp(arg, "-n") && i + 1 < argc) {
+            if (ls_cli_parse_int(cmd, "-n", argv[++i], 1, INT_MAX / 2, &a->n) != 0)
+                return -1;
+        } else if (!strcmp(arg, "--seed") && i + 1 < argc) {
+            if (ls_cli_parse_int(cmd, "--seed", argv[++i], 0, LLONG_MAX, &iv) != 0)
+                return -1;
+            a->seed = (unsigned long long)iv;
         } else {
             if (rank == 0)
                 ls_cli_usage_error(cmd, "option '%s' is not available with --distributed", arg);
             return -1;
         }
     }
-    if (!a->a_path) {
+    if (a->have_gen) {
+        const char *why = a->a_path ? "--gen makes A: no matrix file with it"
+                          : a->n == 0 ? "--gen needs -n N"
+                          : !ls_gen_is_local(a->kind) ? "cannot be generated block by block "
+                                                        "(no per-entry formula); supported: random, "
+                                                        "diagdom, zerodiag, singular, hilbert, gfpp, "
+                                                        "kahan"
+                                                      : NULL;
+        if (why) {
+            if (rank == 0) {
+                if (a->a_path || a->n == 0)
+                    ls_cli_usage_error(cmd, "%s", why);
+                else
+                    ls_cli_usage_error(cmd, "%s %s", ls_gen_name(a->kind), why);
+            }
+            return -1;
+        }
+        snprintf(a->label, sizeof a->label, "gen %s -n %lld --seed %llu", ls_gen_name(a->kind),
+                 a->n, a->seed);
+    } else if (a->n != 0) {
         if (rank == 0)
-            ls_cli_usage_error(cmd, "missing the matrix file A");
+            ls_cli_usage_error(cmd, "-n goes with --gen KIND");
+        return -1;
+    } else if (!a->a_path) {
+        if (rank == 0)
+            ls_cli_usage_error(cmd, "missing the matrix file A (or --gen KIND -n N)");
         return -1;
     }
     if (ls_cli_is_stream(a->a_path) || ls_cli_is_stream(a->b_path) ||
@@ -252,6 +319,68 @@ done:
     return st;
 }
 
+/* The distributed part with A generated in place: each rank fills its own
+ * blocks of A and b = A*ones (ls_pdgenerate), solves, X is gathered on
+ * rank 0 (for the report and -o); then A is generated again over the
+ * factors and the residual computed by a distributed product
+ * (ls_pdresidual), the same on every rank. h2d = generation. */
+static int run_grid_gen(ls_grid *g, const dist_args *da_, int n, int nb, double *X, ls_report *rep,
+                        double *resid)
+{
+    int P, Q, myr, myc;
+    ls_grid_info(g, &P, &Q, &myr, &myc);
+    MPI_Comm comm = ls_grid_comm(g);
+    int lr = ls_numroc(n, nb, myr, 0, P), lc = ls_numroc(n, nb, myc, 0, Q);
+    int lcb = ls_numroc(1, nb, myc, 0, Q), lld = lr > 1 ? lr : 1;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN], info = 0;
+    ls_descinit(da, n, n, nb, nb, 0, 0, g, lld);
+    ls_descinit(db, n, 1, nb, nb, 0, 0, g, lld);
+    size_t la = (size_t)lld * (size_t)(lc > 0 ? lc : 1), lb = (size_t)lld * (size_t)(lcb > 0 ? lcb : 1);
+    double *a = malloc(sizeof(double) * la);
+    double *b = malloc(sizeof(double) * lb), *b0 = malloc(sizeof(double) * lb);
+    int *ipiv = malloc(sizeof(int) * (size_t)(lr + nb));
+    int ok = a && b && b0 && ipiv, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    int st = LS_ENOMEM;
+    if (!all_ok) {
+        snprintf(rep->message, sizeof rep->message,
+                 "out of memory for the local pieces (%zu doubles on some rank)", la);
+        goto done;
+    }
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    st = ls_pdgenerate(da_->kind, (uint64_t)da_->seed, a, da, b, db, g);
+    memcpy(b0, b, sizeof(double) * lb);
+    rep->t_h2d = slowest(t0, comm);
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrf(n, n, a, 1, 1, da, ipiv, &info, g);
+        rep->t_factor = slowest(t0, comm);
+    }
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrs('N', n, 1, a, 1, 1, da, ipiv, b, 1, 1, db, &info, g);
+        rep->t_solve = slowest(t0, comm);
+        t0 = MPI_Wtime();
+        if (st == 0)
+            st = ls_pdgather(0, X, n, b, db, g);
+        rep->t_d2h = slowest(t0, comm);
+    }
+    /* the check: A again (deterministic) over its factors */
+    if (st == 0)
+        st = ls_pdgenerate(da_->kind, (uint64_t)da_->seed, a, da, NULL, NULL, g);
+    if (st == 0)
+        st = ls_pdresidual(n, 1, a, da, b, db, b0, db, resid, g);
+    if (st != 0 && st < 0)
+        snprintf(rep->message, sizeof rep->message, "%s", ls_grid_error(g));
+done:
+    free(a);
+    free(b);
+    free(b0);
+    free(ipiv);
+    return st;
+}
+
 static int dist_main(int argc, char **argv)
 {
     int rank = 0, size = 1;
@@ -275,7 +404,7 @@ static int dist_main(int argc, char **argv)
     res.precision = LS_DOUBLE;
     res.backend = LS_BACKEND_CPU;
     res.backend_known = 1;
-    res.a_path = a.a_path;
+    res.a_path = a.have_gen ? a.label : a.a_path;
     res.b_path = a.b_path;
     ls_matrix A, B;
     memset(&A, 0, sizeof A);
@@ -285,7 +414,12 @@ static int dist_main(int argc, char **argv)
     int dims[3] = {0, 0, 0};
     if (rank == 0) {
         double t0 = MPI_Wtime();
-        if (read_system(&a, &A, &B, &res) == 0) {
+        if (a.have_gen) {
+            res.nrhs = 1;
+            res.rhs_is_A_ones = 1;
+            A.rows = (int)a.n;
+        }
+        if (a.have_gen || read_system(&a, &A, &B, &res) == 0) {
             dims[0] = A.rows;
             dims[1] = res.nrhs;
             if (!(X = malloc(sizeof(double) * (size_t)A.rows * (size_t)res.nrhs))) {
@@ -307,9 +441,11 @@ static int dist_main(int argc, char **argv)
         res.n = n;
         res.nrhs = nrhs;
         ls_grid *g = NULL;
+        double resid = NAN;
         int st = ls_grid_create(&g, MPI_COMM_WORLD, a.p, a.q);
         if (st == 0 && ls_grid_comm(g) != MPI_COMM_NULL)
-            st = run_grid(g, n, nrhs, nb, &A, &B, X, &res.rep);
+            st = a.have_gen ? run_grid_gen(g, &a, n, nb, X, &res.rep, &resid)
+                            : run_grid(g, n, nrhs, nb, &A, &B, X, &res.rep);
         ls_grid_destroy(g);
         if (rank == 0) {
             ls_report *rep = &res.rep;
@@ -325,9 +461,16 @@ static int dist_main(int argc, char **argv)
             res.have_rep = 1;
             snprintf(res.device, sizeof res.device, "MPI %dx%d grid of %d ranks, nb %d, CBLAS",
                      a.p, a.q, size, nb);
-            snprintf(res.note, sizeof res.note,
-                     "distributed: h2d = scatter from rank 0, d2h = gather to rank 0");
-            solve_result_judge(&res, st, NULL, &A, &B, X);
+            if (a.have_gen) {
+                snprintf(res.note, sizeof res.note,
+                         "distributed, generated in place: h2d = generating the local blocks, "
+                         "d2h = gather of X to rank 0; residual by a distributed product");
+                solve_result_judge_residual(&res, st, NULL, resid, X);
+            } else {
+                snprintf(res.note, sizeof res.note,
+                         "distributed: h2d = scatter from rank 0, d2h = gather to rank 0");
+                solve_result_judge(&res, st, NULL, &A, &B, X);
+            }
             if (a.out_path && res.x_computed) {
                 char err[512] = "";
                 ls_matrix xm = {n, nrhs, n, X, 0, 0};
@@ -343,6 +486,8 @@ static int dist_main(int argc, char **argv)
     if (rank == 0)
         solve_result_emit(stdout, &res, a.json, a.quiet);
     free(X);
+    if (a.have_gen)
+        A.rows = 0;
     ls_matrix_free(&A);
     if (a.b_path)
         ls_matrix_free(&B);

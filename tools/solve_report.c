@@ -51,16 +51,25 @@ static double last_history(const ls_report *rep)
 void solve_result_judge(solve_result *r, int st, ls_context *ctx, const ls_matrix *A,
                         const ls_matrix *B, const double *X)
 {
-    int n = r->n, nrhs = r->nrhs;
+    double res = NAN;
+    if (st == LS_OK || st == LS_INACCURATE || st == LS_NOT_CONVERGED || st == LS_BREAKDOWN)
+        /* Our own check from the untouched inputs, whatever the library says. */
+        res = ls_scaled_residual(r->n, r->nrhs, A->data, A->ld, X, r->n, B->data, B->ld,
+                                 ls_eps(r->precision));
+    solve_result_judge_residual(r, st, ctx, res, X);
+}
+
+void solve_result_judge_residual(solve_result *r, int st, ls_context *ctx, double residual,
+                                 const double *X)
+{
+    int n = r->n;
     const char *detail = r->rep.message[0] ? r->rep.message : "";
     if (r->rep.method != LS_METHOD_AUTO)
         r->method = r->rep.method;
     r->lib_status = st;
     int iterative_end = st == LS_NOT_CONVERGED || st == LS_BREAKDOWN;
     if (st == LS_OK || st == LS_INACCURATE || iterative_end) {
-        /* Our own check from the untouched inputs, whatever the library says. */
-        r->residual = ls_scaled_residual(n, nrhs, A->data, A->ld, X, n, B->data, B->ld,
-                                         ls_eps(r->precision));
+        r->residual = residual;
         if (r->rhs_is_A_ones) {
             double err = 0.0;
             for (int i = 0; i < n; ++i) {

@@ -42,6 +42,11 @@ void solve_result_set_context(solve_result *r, ls_context *ctx);
 /** Judge ls_solve's status st and the answer X against the original A, B. */
 void solve_result_judge(solve_result *r, int st, ls_context *ctx, const ls_matrix *A,
                         const ls_matrix *B, const double *X);
+/** The same with the residual computed elsewhere (the distributed solve,
+ *  which never holds A on one rank); X is read only for the forward error
+ *  when rhs_is_A_ones. */
+void solve_result_judge_residual(solve_result *r, int st, ls_context *ctx, double residual,
+                                 const double *X);
 void solve_result_print_json(FILE *out, const solve_result *r);
 void solve_result_print_human(FILE *out, const solve_result *r);
 /* The end of a solve: a failure's message on stderr, then the report on

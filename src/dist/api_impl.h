@@ -89,10 +89,13 @@ LS_API int PN(getrs)(char trans, int n, int nrhs, const REAL *A, int ia, int ja,
         return info ? (*info = -(700 + LS_DESC_CTXT + 1)) : -(700 + LS_DESC_CTXT + 1);
     g->error[0] = '\0';
     int st = 0;
-    if (trans == 'T' || trans == 't' || trans == 'C' || trans == 'c')
-        st = ls_dist_fail(g, LS_EUNSUPPORTED, "trans = '%c': only 'N' is implemented", trans);
-    else if (trans != 'N' && trans != 'n')
+    /* real matrices: 'C' (the conjugate transpose) is 'T' */
+    const int tr = trans == 'T' || trans == 't' || trans == 'C' || trans == 'c';
+    if (!tr && trans != 'N' && trans != 'n')
         st = -1;
+    else if (tr && (!g->engine->gemm_tn || !g->engine->trsm_t))
+        st = ls_dist_fail(g, LS_EUNSUPPORTED, "trans = '%c': the %s engine has no transposed "
+                          "solve", trans, g->engine->name);
     if (st == 0)
         st = FN(check_getrs)(g, n, nrhs, ia, ja, desca, ib, jb, descb, 2);
     if (st == 0 && n > 0 && !ipiv)
@@ -103,8 +106,8 @@ LS_API int PN(getrs)(char trans, int n, int nrhs, const REAL *A, int ia, int ja,
     if (st == 0 && n > 0 && nrhs > 0)
         st = FN(getrs_alloc)(g, n, nrhs, ia - 1, jb - 1, desca, descb, &w);
     if ((st = ls_dist_agree(g, st)) == 0 && n > 0 && nrhs > 0)
-        st = FN(getrs_core)(g, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1, jb - 1, descb,
-                            &w);
+        st = FN(getrs_core)(g, tr, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1, jb - 1,
+                            descb, &w);
     free(w.block);
     return FN(finish)(g, st, info);
 }
@@ -129,8 +132,8 @@ LS_API int PN(gesv)(int n, int nrhs, REAL *A, int ia, int ja, const int *desca, 
     if ((st = ls_dist_agree(g, st)) == 0 && n > 0) {
         st = FN(getrf_core)(g, n, n, A, ia - 1, ja - 1, desca, ipiv, &wf);
         if (st == 0 && nrhs > 0)
-            st = FN(getrs_core)(g, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1, jb - 1,
-                                descb, &ws);
+            st = FN(getrs_core)(g, 0, n, nrhs, A, ia - 1, ja - 1, desca, ipiv, B, ib - 1,
+                                jb - 1, descb, &ws);
     }
     free(wf.block);
     free(ws.block);

@@ -14,7 +14,7 @@
 
 #include "linsolve.h"
 
-#define LS_DIST_ENGINE_API_VERSION 1
+#define LS_DIST_ENGINE_API_VERSION 2
 
 typedef struct ls_dist_engine {
     int api_version;
@@ -41,6 +41,15 @@ typedef struct ls_dist_engine {
      * return is LAPACK's info); a panel that one rank holds whole is
      * factored by it at BLAS-3 speed. NULL: column by column. */
     int (*getrf)(void *ctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv);
+    /* optional (version 2): C = alpha A^T B + beta C (A k x m, B k x n; k may
+     * be 0, then C = beta C): a rank's share of the transposed solve's
+     * update. NULL: getrs with trans 'T' / 'C' returns LS_EUNSUPPORTED. */
+    void (*gemm_tn)(void *ctx, ls_precision p, int m, int n, int k, double alpha, const void *A,
+                    int lda, const void *B, int ldb, double beta, void *C, int ldc);
+    /* optional (version 2): B = T^-T B, T as in trsm ('L' unit lower, 'U'
+     * non-unit upper). NULL: as gemm_tn. */
+    void (*trsm_t)(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
+                   void *B, int ldb);
 } ls_dist_engine;
 
 /* The CPU engine (CBLAS); static, nothing to destroy. */

@@ -114,9 +114,49 @@ static int cpu_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, 
     return info;
 }
 
+static void cpu_gemm_tn(void *ctx, ls_precision p, int m, int n, int k, double alpha,
+                        const void *A, int lda, const void *B, int ldb, double beta, void *C,
+                        int ldc)
+{
+    (void)ctx;
+    if (m <= 0 || n <= 0)
+        return;
+    if (k <= 0) { /* BLAS may return early here; the contract says C = beta C */
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) {
+                size_t at = (size_t)j * (size_t)ldc + (size_t)i;
+                if (p == LS_DOUBLE)
+                    ((double *)C)[at] = beta == 0 ? 0.0 : beta * ((double *)C)[at];
+                else
+                    ((float *)C)[at] = beta == 0 ? 0.0f : (float)beta * ((float *)C)[at];
+            }
+        return;
+    }
+    if (p == LS_DOUBLE)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta,
+                    C, ldc);
+    else
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, (float)alpha, A, lda, B,
+                    ldb, (float)beta, C, ldc);
+}
+
+static void cpu_trsm_t(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
+                       void *B, int ldb)
+{
+    (void)ctx;
+    if (m <= 0 || n <= 0)
+        return;
+    CBLAS_UPLO ul = uplo == 'L' ? CblasLower : CblasUpper;
+    CBLAS_DIAG dg = uplo == 'L' ? CblasUnit : CblasNonUnit;
+    if (p == LS_DOUBLE)
+        cblas_dtrsm(CblasColMajor, CblasLeft, ul, CblasTrans, dg, m, n, 1.0, T, ldt, B, ldb);
+    else
+        cblas_strsm(CblasColMajor, CblasLeft, ul, CblasTrans, dg, m, n, 1.0f, T, ldt, B, ldb);
+}
+
 static const ls_dist_engine cpu_engine = {
     LS_DIST_ENGINE_API_VERSION, "cpu (CBLAS)", NULL, cpu_gemm_sub, cpu_trsm, cpu_ger_sub,
-    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL, cpu_getrf,
+    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL, cpu_getrf, cpu_gemm_tn, cpu_trsm_t,
 };
 
 const ls_dist_engine *ls_dist_engine_cpu(void) { return &cpu_engine; }

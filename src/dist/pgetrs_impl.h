@@ -5,7 +5,9 @@
  * block by block, forward with L and backward with U: the block column of
  * the factor is broadcast along process rows, the diagonal process row
  * solves its block of B and broadcasts it down the process columns, and
- * every rank updates its rows of B with one local gemm.
+ * every rank updates its rows of B with one local gemm. The transposed
+ * solve (getrs_trans) runs the other way round: U^T, then L^T, then the
+ * interchanges in reverse.
  */
 #include "../cpu/real_macros.h"
 
@@ -55,8 +57,68 @@ static int FN(getrs_alloc)(ls_grid *g, int n, int nrhs, int ia0, int jb0, const 
     return 0;
 }
 
-static int FN(getrs_core)(ls_grid *g, int n, int nrhs, const REAL *A, int ia0, int ja0,
-                          const int *da, const int *ipiv, REAL *B, int ib0, int jb0,
+/* 'T' / 'C' (real: the same): A^T X = U^T L^T P^T X = B, so forward with
+ * U^T, backward with L^T, then the interchanges in reverse order (LAPACK's
+ * getrs). Block k of the solution needs the factor's block column k (U's
+ * rows above it, or L's below) against the rows of B already solved; those
+ * rows are spread over the process rows as the factor's are, so each rank
+ * multiplies its own rows (gemm_tn), one reduction down the process column
+ * sums them on the diagonal process row, which solves its block (trsm_t). */
+static int FN(getrs_trans)(ls_grid *g, int n, const REAL *A, int ia0, int ja0, const int *da,
+                           REAL *Bc, int ib0, int nc, const int *db, FN(getrs_ws) *w)
+{
+    const ls_dist_engine *e = g->engine;
+    const int np = g->nprow, nq = g->npcol, myr = g->myrow, myc = g->mycol;
+    const int nb = da[LS_DESC_NB], rsa = da[LS_DESC_RSRC], csa = da[LS_DESC_CSRC];
+    const int lda = da[LS_DESC_LLD], rsb = db[LS_DESC_RSRC], ldb = db[LS_DESC_LLD];
+    const int nblk = (n + nb - 1) / nb;
+    for (int pass = 0; pass < 2; ++pass) { /* 0: U^T (forward), 1: L^T (backward) */
+        for (int t = 0; t < nblk; ++t) {
+            const int k = pass == 0 ? t : nblk - 1 - t;
+            const int j0 = k * nb, jb = n - j0 < nb ? n - j0 : nb;
+            const int pr = ls_dist_owner(ia0 + j0, nb, rsa, np);
+            const int pc = ls_dist_owner(ja0 + j0, nb, csa, nq);
+            /* the factor's block column: from the top through block k (U),
+             * or from block k down (L) */
+            const int lr0 = ls_dist_count(pass == 0 ? ia0 : ia0 + j0, nb, myr, rsa, np);
+            const int lr1 = ls_dist_count(pass == 0 ? ia0 + j0 + jb : ia0 + n, nb, myr, rsa, np);
+            const int nloc = lr1 - lr0, ldf = nloc > 1 ? nloc : 1;
+            if (myc == pc)
+                e->lacpy(e->context, PREC_, nloc, jb,
+                         A + (size_t)ls_dist_g2l(ja0 + j0, nb, nq) * (size_t)lda + lr0, lda, w->f,
+                         ldf);
+            if (nq > 1 && MPI_Bcast(w->f, nloc * jb, MPIT_, pc, g->row_comm) != MPI_SUCCESS)
+                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (factor column) failed");
+            if (nc <= 0)
+                continue;
+            const int lb0 = ls_dist_count(pass == 0 ? ib0 : ib0 + j0, nb, myr, rsb, np);
+            const int lb1 = ls_dist_count(pass == 0 ? ib0 + j0 + jb : ib0 + n, nb, myr, rsb, np);
+            const int skip = myr == pr ? jb : 0, nsolved = lb1 - lb0 - skip;
+            /* the diagonal block: last (U) or first (L) rows of the range;
+             * the solved rows of B: the others */
+            const int dk = pass == 0 ? nloc - jb : 0, bk = pass == 0 ? lb1 - jb : lb0;
+            const REAL *fo = pass == 0 ? w->f : w->f + skip;
+            const REAL *yo = pass == 0 ? Bc + lb0 : Bc + lb0 + skip;
+            if (myr == pr)
+                e->lacpy(e->context, PREC_, jb, nc, Bc + bk, ldb, w->x, jb);
+            e->gemm_tn(e->context, PREC_, jb, nc, nsolved, -1.0, fo, ldf, yo, ldb,
+                       myr == pr ? 1.0 : 0.0, w->x, jb);
+            if (np > 1 &&
+                MPI_Reduce(myr == pr ? MPI_IN_PLACE : w->x, myr == pr ? w->x : NULL, jb * nc,
+                           MPIT_, MPI_SUM, pr, g->col_comm) != MPI_SUCCESS)
+                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Reduce (solved rows) failed");
+            if (myr == pr) {
+                e->trsm_t(e->context, PREC_, pass == 0 ? 'U' : 'L', jb, nc, w->f + dk, ldf, w->x,
+                          jb);
+                e->lacpy(e->context, PREC_, jb, nc, w->x, jb, Bc + bk, ldb);
+            }
+        }
+    }
+    return 0;
+}
+
+static int FN(getrs_core)(ls_grid *g, int trans, int n, int nrhs, const REAL *A, int ia0,
+                          int ja0, const int *da, const int *ipiv, REAL *B, int ib0, int jb0,
                           const int *db, FN(getrs_ws) *w)
 {
     const ls_dist_engine *e = g->engine;
@@ -84,6 +146,14 @@ static int FN(getrs_core)(ls_grid *g, int n, int nrhs, const REAL *A, int ia0, i
         return st;
     int nm = ls_dist_moves_of(0, n, w->piv, w->dst, w->src, w->label, w->touched);
     ls_dist_rows rl = {ib0, nb, rsb, 1, {bc0, 0}, {nc, 0}};
+    if (trans) {
+        /* the interchanges last and in reverse order: the inverse
+         * permutation, i.e. the same moves with source and target swapped */
+        st = FN(getrs_trans)(g, n, A, ia0, ja0, da, Bc, ib0, nc, db, w);
+        if (st == 0)
+            st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->src, w->dst, w->swap);
+        return st;
+    }
     st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->dst, w->src, w->swap);
     if (st)
         return st;

@@ -58,18 +58,21 @@ linsolve)
     expect 'psgesv_ n=150 .* path=linsolve .*info=0$' 1
     expect 'pdgetrf_ m=181 n=181 .* path=linsolve .*info=0$' 1
     expect 'pdgetrs_ n=181 nrhs=2 trans=N .* path=linsolve .*info=0$' 1
-    expect 'pdgetrs_ n=181 nrhs=2 trans=T .* path=scalapack reason=trans .*info=0$' 1
+    expect 'pdgetrs_ n=181 nrhs=2 trans=T .* path=linsolve .*info=0$' 1
+    expect 'pdgetrs_ n=181 nrhs=2 trans=C .* path=linsolve .*info=0$' 1
+    expect 'psgetrf_ m=97 n=97 .* path=linsolve .*info=0$' 1
+    expect 'psgetrs_ n=97 nrhs=3 trans=T .* path=linsolve .*info=0$' 1
     expect 'pdgesv_ n=120 nrhs=2 ia=33 ja=33 .* path=linsolve .*info=0$' 1
     # refused by ScaLAPACK too: its own report (pxerbla) and info
     expect 'pdgesv_ n=120 nrhs=2 ia=8 ja=8 .* path=scalapack reason=unaligned .*info=-4$' 1
     expect 'pdgesv_ n=100 .* path=linsolve .*info=37$' 1
     expect 'pdgesv_ n=-1 .* path=illegal .*info=-1$' 1
     expect 'pdgesv_ n=64 .* path=linsolve .*info=0$' 1
-    expect "p.* grid=${P}x${Q} rank=0 " 10  # one line per call, from process (0,0) only
+    expect "p.* grid=${P}x${Q} rank=0 " 13  # one line per call, from process (0,0) only
     expect 'pdgetrf_ m=120 ' 0              # ScaLAPACK's inner calls are not intercepted
     ;;
 system)
-    expect 'p.* path=scalapack reason=backend ' 10
+    expect 'p.* path=scalapack reason=backend ' 13
     ;;
 esac
 exit $fail

@@ -2,14 +2,19 @@
  * A plain ScaLAPACK program (it knows nothing of linsolve), run by
  * scalapack_dropin.sh with and without liblinsolve_scalapack.so preloaded.
  * On a P x Q BLACS grid it fills block-cyclic matrices and calls pdgesv_,
- * psgesv_, pdgetrf_ + pdgetrs_ ('N' and 'T'), pdgesv_ on a sub-matrix on
+ * psgesv_, pdgetrf_ + pdgetrs_ ('N', 'T' and 'C': the transposed answers
+ * also against the linked ScaLAPACK's own pdgetrs_ on the same factors),
+ * psgetrf_ + psgetrs_ 'T', pdgesv_ on a sub-matrix on
  * and off the block boundary, pdgesv_ on a singular matrix and pdgesv_
  * with an illegal n. One line per case from process (0,0); the exit status is the
  * number of failed cases.
  *
  *   scalapack_prog P Q
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <float.h>
+#include <link.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -37,6 +42,15 @@ void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *j
 void pdgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *ia,
               const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
               const int *jb, const int *descb, int *info, size_t trans_len);
+
+void psgetrf_(const int *m, const int *n, float *a, const int *ia, const int *ja,
+              const int *desca, int *ipiv, int *info);
+void psgetrs_(const char *trans, const int *n, const int *nrhs, const float *a, const int *ia,
+              const int *ja, const int *desca, const int *ipiv, float *b, const int *ib,
+              const int *jb, const int *descb, int *info, size_t trans_len);
+typedef void pdgetrs_fn(const char *, const int *, const int *, const double *, const int *,
+                        const int *, const int *, const int *, double *, const int *,
+                        const int *, const int *, int *, size_t);
 
 static int P, Q, myr, myc, ctxt;
 static const int NB = 16, ZERO = 0;
@@ -179,7 +193,41 @@ static void case_sgesv(int n, int nrhs)
     free(as), free(bs), free(A0), free(B0), free(ipiv), release(&a), release(&b);
 }
 
-/* getrf, then getrs 'N' and getrs 'T' with the same factors */
+/* The linked ScaLAPACK's own pdgetrs_ (not the preloaded one): looked up
+ * in the loaded libscalapack itself. */
+static int find_scalapack(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    if (strstr(info->dlpi_name, "libscalapack") && !strstr(info->dlpi_name, "linsolve")) {
+        void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (h)
+            *(void **)out = dlsym(h, "pdgetrs_");
+        return *(void **)out != NULL;
+    }
+    return 0;
+}
+
+static pdgetrs_fn *system_pdgetrs(void)
+{
+    void *f = NULL;
+    dl_iterate_phdr(find_scalapack, &f);
+    return (pdgetrs_fn *)f;
+}
+
+/* max |x - y| / max |y| over m x n (ld m) */
+static double rel_diff(int m, int n, const double *x, const double *y)
+{
+    double d = 0, s = 0;
+    for (size_t i = 0; i < (size_t)m * n; ++i) {
+        d = fabs(x[i] - y[i]) > d ? fabs(x[i] - y[i]) : d;
+        s = fabs(y[i]) > s ? fabs(y[i]) : s;
+    }
+    return s > 0 ? d / s : d;
+}
+
+/* getrf, then getrs 'N', 'T' and 'C' with the same factors; the transposed
+ * answers also from the system ScaLAPACK's pdgetrs_ (they must agree to
+ * rounding: the same factors, the same pivots) */
 static void case_getrf_getrs(int n, int nrhs)
 {
     dmat a = make(n, n, 5, -1), b = make(n, nrhs, 6, -1), bt = make(n, nrhs, 7, -1);
@@ -196,11 +244,64 @@ static void case_getrf_getrs(int n, int nrhs)
     pdgetrs_("N", &n, &nrhs, a.l, &one, &one, a.desc, ipiv, b.l, &one, &one, b.desc, &info, 1);
     collect(&b);
     report("pdgetrs N", n, info, 0, resid(n, nrhs, A0, n, B0, b.g, n, 0, 0, DBL_EPSILON));
-    info = -99;
-    pdgetrs_("T", &n, &nrhs, a.l, &one, &one, a.desc, ipiv, bt.l, &one, &one, bt.desc, &info, 1);
-    collect(&bt);
-    report("pdgetrs T", n, info, 0, resid(n, nrhs, A0, n, BT0, bt.g, n, 0, 1, DBL_EPSILON));
+    pdgetrs_fn *sys = system_pdgetrs();
+    if (!sys && myr == 0 && myc == 0)
+        printf("the linked ScaLAPACK's pdgetrs_ not found\n");
+    failures += !sys;
+    const size_t lb = (size_t)bt.desc[8] * (bt.lc > 1 ? bt.lc : 1);
+    double *keep = malloc(sizeof(double) * lb), *ref = malloc(sizeof(double) * (size_t)n * nrhs);
+    memcpy(keep, bt.l, sizeof(double) * lb);
+    for (int c = 0; c < 2 && sys; ++c) {
+        const char *tr = c ? "C" : "T";
+        memcpy(bt.l, keep, sizeof(double) * lb);
+        info = -99;
+        sys(tr, &n, &nrhs, a.l, &one, &one, a.desc, ipiv, bt.l, &one, &one, bt.desc, &info, 1);
+        collect(&bt);
+        memcpy(ref, bt.g, sizeof(double) * (size_t)n * nrhs);
+        memcpy(bt.l, keep, sizeof(double) * lb);
+        int info2 = -99;
+        pdgetrs_(tr, &n, &nrhs, a.l, &one, &one, a.desc, ipiv, bt.l, &one, &one, bt.desc, &info2,
+                 1);
+        collect(&bt);
+        double d = rel_diff(n, nrhs, bt.g, ref);
+        char name[40];
+        snprintf(name, sizeof name, "pdgetrs %s", tr);
+        /* a wrong answer differs by O(1); rounding by about cond(A) eps */
+        report(name, n, info2, info, d <= 1e-9 ? resid(n, nrhs, A0, n, BT0, bt.g, n, 0, 1,
+                                                        DBL_EPSILON) : INFINITY);
+        if (myr == 0 && myc == 0)
+            printf("%-16s max|X - X(ScaLAPACK)| / max|X(ScaLAPACK)| = %.2e\n", name, d);
+    }
+    free(keep), free(ref);
     free(A0), free(B0), free(BT0), free(ipiv), release(&a), release(&b), release(&bt);
+}
+
+/* psgetrf_ + psgetrs_ 'T' */
+static void case_sgetrs_t(int n, int nrhs)
+{
+    dmat a = make(n, n, 14, -1), b = make(n, nrhs, 15, -1);
+    size_t la = (size_t)a.desc[8] * (a.lc > 1 ? a.lc : 1), lb = (size_t)b.desc[8] * (b.lc > 1 ? b.lc : 1);
+    float *as = malloc(sizeof(float) * la), *bs = malloc(sizeof(float) * lb);
+    for (size_t i = 0; i < la; ++i)
+        as[i] = (float)a.l[i];
+    for (size_t i = 0; i < lb; ++i)
+        bs[i] = (float)b.l[i];
+    double *A0 = malloc(sizeof(double) * (size_t)n * n), *B0 = malloc(sizeof(double) * (size_t)n * nrhs);
+    for (size_t i = 0; i < (size_t)n * n; ++i)
+        A0[i] = (float)a.g[i];
+    for (size_t i = 0; i < (size_t)n * nrhs; ++i)
+        B0[i] = (float)b.g[i];
+    int *ipiv = malloc(sizeof(int) * (size_t)(a.lr + NB));
+    int one = 1, info = -99;
+    psgetrf_(&n, &n, as, &one, &one, a.desc, ipiv, &info);
+    report("psgetrf", n, info, 0, 0.0);
+    info = -99;
+    psgetrs_("T", &n, &nrhs, as, &one, &one, a.desc, ipiv, bs, &one, &one, b.desc, &info, 1);
+    for (size_t i = 0; i < lb; ++i)
+        b.l[i] = bs[i];
+    collect(&b);
+    report("psgetrs T", n, info, 0, resid(n, nrhs, A0, n, B0, b.g, n, 0, 1, FLT_EPSILON));
+    free(as), free(bs), free(A0), free(B0), free(ipiv), release(&a), release(&b);
 }
 
 /* sub(A) = A(off+1 : off+n, off+1 : off+n). off a multiple of NB: solved.
@@ -261,6 +362,7 @@ int main(int argc, char **argv)
     case_gesv(203, 3);
     case_sgesv(150, 2);
     case_getrf_getrs(181, 2);
+    case_sgetrs_t(97, 3);
     case_sub("pdgesv sub", 120, 2, 32);
     case_sub("pdgesv unaligned", 120, 2, 7);
     case_singular(100, 1, 36);

@@ -3,7 +3,8 @@
  * P*Q ranks) against LAPACK on rank 0: nb in {2, 32}, n in {1, 7, 64, 255,
  * 1000}, a sub-matrix at ia = ja = nb + 1, single precision, a singular
  * matrix (info on every rank = LAPACK's), ipiv = LAPACK's, and illegal
- * descriptors (ScaLAPACK's -(i*100+j) on every rank). One MAGMA-style row
+ * descriptors (ScaLAPACK's -(i*100+j) on every rank), getrs with trans 'T'
+ * and 'C' against LAPACK's getrs on the gathered factors. One MAGMA-style row
  * per case on rank 0; exit status = failures.
  *   --fault R   expects LS_DIST_FAULT_ALLOC=R: every rank must get LS_ENOMEM
  *               naming rank R, and return (no hang)
@@ -219,6 +220,129 @@ static int run_case(ls_grid *g, const gcase *c, const char *gname)
     return fail;
 }
 
+/* getrf, then getrs with trans 'T' or 'C' on the distributed factors,
+ * against LAPACK's getrs on the gathered factors and pivots (the same
+ * factors: X must agree to rounding) and the residual of A^T X = B.
+ * Returns 1 on failure (counted on rank 0 only). */
+static int run_trans(ls_grid *g, int n, int k, int nb, int off, int single, char trans,
+                     const char *gname)
+{
+    int P, Q, myr, myc, grank;
+    ls_grid_info(g, &P, &Q, &myr, &myc);
+    MPI_Comm comm = ls_grid_comm(g);
+    MPI_Comm_rank(comm, &grank);
+    const int N = n + off, rsrc = P > 1 ? 1 : 0, csrc = 0;
+    double *G = lt_doubles((size_t)N * N), *GB = lt_doubles((size_t)N * k);
+    fill(G, (size_t)N * N, (unsigned long long)(n * 41 + nb));
+    fill(GB, (size_t)N * k, (unsigned long long)(n * 43 + 1));
+    if (single) /* the same values in both precisions */
+        for (size_t i = 0; i < (size_t)N * N; ++i)
+            G[i] = (float)G[i];
+    if (single)
+        for (size_t i = 0; i < (size_t)N * k; ++i)
+            GB[i] = (float)GB[i];
+    int lr = ls_numroc(N, nb, myr, rsrc, P), lc = ls_numroc(N, nb, myc, csrc, Q);
+    int lcb = ls_numroc(k, 2, myc, 0, Q), lld = lr > 1 ? lr : 1;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN], info = -1, st;
+    ls_descinit(da, N, N, nb, nb, rsrc, csrc, g, lld);
+    ls_descinit(db, N, k, nb, 2, rsrc, 0, g, lld);
+    size_t la = (size_t)lld * (lc ? lc : 1), lb = (size_t)lld * (lcb ? lcb : 1);
+    double *A = lt_doubles(la), *B = lt_doubles(lb);
+    float *As = lt_xmalloc(sizeof(float) * la), *Bs = lt_xmalloc(sizeof(float) * lb);
+    float *GS = lt_xmalloc(sizeof(float) * (size_t)N * N), *GBS = lt_xmalloc(sizeof(float) * (size_t)N * k);
+    int *ipiv = lt_xmalloc(sizeof(int) * (size_t)(lr + nb));
+    for (size_t i = 0; i < (size_t)N * N; ++i)
+        GS[i] = (float)G[i];
+    for (size_t i = 0; i < (size_t)N * k; ++i)
+        GBS[i] = (float)GB[i];
+    const int o = off + 1;
+    double t0 = MPI_Wtime(), t;
+    int info2 = -1;
+    if (single) {
+        st = ls_psscatter(0, GS, N, As, da, g) | ls_psscatter(0, GBS, N, Bs, db, g);
+        st |= ls_psgetrf(n, n, As, o, o, da, ipiv, &info, g);
+        t0 = MPI_Wtime();
+        st |= ls_psgetrs(trans, n, k, As, o, o, da, ipiv, Bs, o, 1, db, &info2, g);
+        t = MPI_Wtime() - t0;
+        st |= ls_psgather(0, GS, N, As, da, g) | ls_psgather(0, GBS, N, Bs, db, g);
+    } else {
+        st = ls_pdscatter(0, G, N, A, da, g) | ls_pdscatter(0, GB, N, B, db, g);
+        st |= ls_pdgetrf(n, n, A, o, o, da, ipiv, &info, g);
+        t0 = MPI_Wtime();
+        st |= ls_pdgetrs(trans, n, k, A, o, o, da, ipiv, B, o, 1, db, &info2, g);
+        t = MPI_Wtime() - t0;
+    }
+    double *F = lt_doubles((size_t)N * N), *X = lt_doubles((size_t)N * k);
+    if (!single)
+        st |= ls_pdgather(0, F, N, A, da, g) | ls_pdgather(0, X, N, B, db, g);
+    /* the pivots, relative to sub(A), from process column 0 */
+    int *gp = lt_xmalloc(sizeof(int) * (size_t)(n + 1));
+    for (int r = 0; r < n; ++r) {
+        int gr = off + r;
+        gp[r] = 0;
+        if (myc == 0 && (gr / nb + rsrc) % P == myr)
+            gp[r] = ipiv[(gr / (nb * P)) * nb + gr % nb] - off;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, gp, n, MPI_INT, MPI_MAX, comm);
+    int fail = 0;
+    if (grank == 0) {
+        double *S = lt_doubles((size_t)n * n), *SB = lt_doubles((size_t)n * k);
+        double *XS = lt_doubles((size_t)n * k), *XR = lt_doubles((size_t)n * k);
+        float *FS = lt_xmalloc(sizeof(float) * (size_t)n * n), *XRS = lt_xmalloc(sizeof(float) * (size_t)n * k);
+        /* A^T of sub(A) (for the residual), B, X, and LAPACK's X from the
+         * gathered factors */
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                S[j + (size_t)i * n] = G[off + i + (size_t)(off + j) * N];
+                FS[i + (size_t)j * n] = single ? GS[off + i + (size_t)(off + j) * N]
+                                               : (float)0;
+            }
+        double *FD = lt_doubles((size_t)n * n);
+        for (int j = 0; j < n; ++j)
+            memcpy(FD + (size_t)j * n, F + (size_t)(off + j) * N + off, sizeof(double) * n);
+        for (int c = 0; c < k; ++c)
+            for (int i = 0; i < n; ++i) {
+                SB[i + (size_t)c * n] = GB[off + i + (size_t)c * N];
+                XS[i + (size_t)c * n] = single ? GBS[off + i + (size_t)c * N]
+                                               : X[off + i + (size_t)c * N];
+                XR[i + (size_t)c * n] = SB[i + (size_t)c * n];
+                XRS[i + (size_t)c * n] = (float)SB[i + (size_t)c * n];
+            }
+        int rinfo;
+        if (single) {
+            rinfo = (int)LAPACKE_sgetrs(LAPACK_COL_MAJOR, trans, n, k, FS, n, gp, XRS, n);
+            for (size_t i = 0; i < (size_t)n * k; ++i)
+                XR[i] = XRS[i];
+        } else {
+            rinfo = (int)LAPACKE_dgetrs(LAPACK_COL_MAJOR, trans, n, k, FD, n, gp, XR, n);
+        }
+        double d = 0, s = 0;
+        for (size_t i = 0; i < (size_t)n * k; ++i) {
+            d = fabs(XS[i] - XR[i]) > d ? fabs(XS[i] - XR[i]) : d;
+            s = fabs(XR[i]) > s ? fabs(XR[i]) : s;
+        }
+        d = s > 0 ? d / s : d;
+        const double eps = single ? 0x1p-24 : 0x1p-53;
+        double res = scaled_residual(n, k, S, SB, XS, eps);
+        /* the same factors and pivots: X agrees to rounding, amplified by
+         * at most about cond(A) (random, n <= 255: well below 1e4) */
+        int ok = st == 0 && info == 0 && info2 == 0 && rinfo == 0 && d <= 1e4 * eps &&
+                 res <= LS_TEST_TOL;
+        char method[64];
+        snprintf(method, sizeof method, "getrs %c nb=%d%s", trans, nb, off ? " ia=nb+1" : "");
+        double fl = 2.0 * n * (double)n * k;
+        fail = lt_row(n, k, method, gname, single ? "s" : "d", t, t > 0 ? fl / t / 1e9 : 0, res,
+                      ok);
+        if (!ok)
+            printf("      status %d info %d/%d (LAPACK %d), max|X - X(LAPACK)|/max|X| = %.3g\n",
+                   st, info, info2, rinfo, d);
+        free(S), free(SB), free(XS), free(XR), free(FS), free(XRS), free(FD);
+    }
+    free(G), free(GB), free(A), free(B), free(As), free(Bs), free(GS), free(GBS), free(ipiv);
+    free(F), free(X), free(gp);
+    return fail;
+}
+
 /* Illegal arguments: the same ScaLAPACK info on every rank, no crash. */
 static int run_bad(ls_grid *g, const char *gname)
 {
@@ -367,6 +491,15 @@ int main(int argc, char **argv)
                 };
                 for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
                     fails += run_case(g, &extra[i], gname);
+                /* the transposed solve, both precisions, a sub-matrix too */
+                static const int tns[] = {1, 7, 64, 255};
+                for (int b = 0; b < 2; ++b)
+                    for (int i = 0; i < 4; ++i)
+                        fails += run_trans(g, tns[i], 3, nbs[b], 0, 0, i % 2 ? 'C' : 'T', gname);
+                fails += run_trans(g, 255, 2, 32, 0, 1, 'T', gname);
+                fails += run_trans(g, 100, 2, 8, 0, 1, 'c', gname);
+                fails += run_trans(g, 64, 2, 8, 8, 0, 'T', gname);
+                fails += run_trans(g, 64, 2, 8, 8, 1, 't', gname);
                 fails += run_bad(g, gname);
             }
         }

@@ -5,7 +5,7 @@
  * global scalars and the descriptors' global entries), so all processes
  * take the same path: a call liblinsolve_dist would refuse but ScaLAPACK
  * accepts (a sub-matrix off the block boundary, MB != NB, B laid out
- * differently from A, trans = 'T'/'C') goes to the shadowed ScaLAPACK, as
+ * differently from A) goes to the shadowed ScaLAPACK, as
  * do calls on processes outside the context's grid (ScaLAPACK answers them
  * with its own argument error). */
 #define _GNU_SOURCE
@@ -83,8 +83,6 @@ static double now(void)
 static const char *unsupported(const lss_args *x)
 {
     const int *da = x->desca, *db = x->descb;
-    if (x->op == LSS_GETRS && strchr("TtCc", x->trans) && x->trans)
-        return "trans";
     if (x->op != LSS_GETRF && db[LS_DESC_CTXT] != da[LS_DESC_CTXT])
         return "contexts";
     const int mb = da[LS_DESC_MB], nb = da[LS_DESC_NB];
