@@ -54,6 +54,9 @@ int ls_csr_needs_transversal(const ls_csr *A);
 /* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
  * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */
 LS_API int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t msglen);
+/* T zeroed, T->B = A's shape with its own col_idx and val, qinv and work
+ * allocated: 0 or LS_ENOMEM (ls_csr_colperm_free releases either way). */
+int ls_csr_colperm_alloc(const ls_csr *A, ls_csr_colperm *T);
 /* B = A Q from T->qinv (T->B's arrays allocated, row_ptr A's): 0 or LS_ENOMEM. */
 int ls_csr_colperm_fill(const ls_csr *A, ls_csr_colperm *T);
 

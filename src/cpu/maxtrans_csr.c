@@ -49,6 +49,19 @@ void ls_csr_colperm_from(const ls_csr_colperm *T, double *y)
     memcpy(y, T->work, sizeof(double) * (size_t)T->B.n_rows);
 }
 
+int ls_csr_colperm_alloc(const ls_csr *A, ls_csr_colperm *T)
+{
+    memset(T, 0, sizeof *T);
+    int64_t n = A->n_rows, nnz = A->nnz;
+    size_t n1 = (size_t)(n ? n : 1), nz1 = (size_t)(nnz ? nnz : 1);
+    T->B = *A;
+    T->B.col_idx = ls_malloc(sizeof(int64_t) * nz1);
+    T->B.val = ls_malloc(sizeof(double) * nz1);
+    T->qinv = ls_malloc(sizeof(int64_t) * n1);
+    T->work = ls_malloc(sizeof(double) * n1);
+    return T->B.col_idx && T->B.val && T->qinv && T->work ? 0 : LS_ENOMEM;
+}
+
 /* B = A Q with sorted rows: bucket the entries by their new column (rows
  * come out ascending in each), then back by row (columns ascending). */
 int ls_csr_colperm_fill(const ls_csr *A, ls_csr_colperm *T)
@@ -111,11 +124,7 @@ int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t m
 #else
     int64_t n = A->n_rows, nnz = A->nnz;
     size_t n1 = (size_t)(n ? n : 1), nz1 = (size_t)(nnz ? nnz : 1);
-    T->B = *A;
-    T->B.col_idx = ls_malloc(sizeof(int64_t) * nz1);
-    T->B.val = ls_malloc(sizeof(double) * nz1);
-    T->qinv = ls_malloc(sizeof(int64_t) * n1);
-    T->work = ls_malloc(sizeof(double) * n1);
+    int alloc = ls_csr_colperm_alloc(A, T);
     /* BTF reads a column-compressed pattern: A's rows are A^T's columns, so
      * Match[i] = j pairs column i of A with row j, a_ji != 0. Explicit zeros
      * are left out of the pattern: they would make no usable pivot. */
@@ -124,7 +133,7 @@ int ls_csr_colperm_build(const ls_csr *A, ls_csr_colperm *T, char *msg, size_t m
     SuiteSparse_long *match = ls_malloc(sizeof(SuiteSparse_long) * n1);
     SuiteSparse_long *w = ls_malloc(sizeof(SuiteSparse_long) * 5 * n1);
     int st = 0;
-    if (!T->B.col_idx || !T->B.val || !T->qinv || !T->work || !ap || !ai || !match || !w) {
+    if (alloc || !ap || !ai || !match || !w) {
         st = LS_ENOMEM;
         snprintf(msg, msglen, "cannot allocate the maximum transversal");
         goto out;

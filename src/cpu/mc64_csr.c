@@ -345,16 +345,9 @@ int ls_csr_diag_needs_matching(const ls_csr *A, double small)
 int ls_csr_colperm_build_mc64(const ls_csr *A, ls_csr_colperm *T, double *dr, double *dc,
                               char *msg, size_t msglen)
 {
-    memset(T, 0, sizeof *T);
-    int64_t n = A->n_rows, nnz = A->nnz;
-    size_t n1 = (size_t)(n ? n : 1), nz1 = (size_t)(nnz ? nnz : 1);
-    T->B = *A;
-    T->B.col_idx = ls_malloc(sizeof(int64_t) * nz1);
-    T->B.val = ls_malloc(sizeof(double) * nz1);
-    T->qinv = ls_malloc(sizeof(int64_t) * n1);
-    T->work = ls_malloc(sizeof(double) * n1);
+    int64_t n = A->n_rows;
     int st;
-    if (!T->B.col_idx || !T->B.val || !T->qinv || !T->work) {
+    if (ls_csr_colperm_alloc(A, T)) {
         st = LS_ENOMEM;
         snprintf(msg, msglen, "cannot allocate the weighted matching");
         goto out;

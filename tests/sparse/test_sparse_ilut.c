@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "shared_matrix.h"
 #include "testutil.h"
 
 static double scaled_residual(const ls_csr *A, const double *b, const double *x)
@@ -30,16 +31,6 @@ static double scaled_residual(const ls_csr *A, const double *b, const double *x)
     }
     free(r);
     return rmax / ((double)n * anorm * xmax * ls_eps(LS_DOUBLE));
-}
-
-static int read_csr(const char *dir, const char *name, ls_csr *A)
-{
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/real/%s.mtx", dir, name);
-    int st = ls_csr_read_mm(path, A, err, sizeof err);
-    if (st)
-        printf("cannot read %s: %s\n", path, err);
-    return st;
 }
 
 static double *lu_answer(const ls_csr *A, const double *b)

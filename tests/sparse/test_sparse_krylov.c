@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "shared_matrix.h"
 #include "testutil.h"
 
 static double now(void)
@@ -142,16 +143,6 @@ static int run(const char *label, const ls_csr *A, const double *b, const double
         printf("        %s\n", st < 0 ? err : rep.message);
     free(x);
     return !ok;
-}
-
-static int read_csr(const char *dir, const char *name, ls_csr *A)
-{
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/real/%s.mtx", dir, name);
-    int st = ls_csr_read_mm(path, A, err, sizeof err);
-    if (st)
-        printf("cannot read %s: %s\n", path, err);
-    return st;
 }
 
 /* The dense LU answer of A x = b. */
