@@ -169,20 +169,37 @@ static void case_gesv(int n, int nrhs)
     free(A0), free(B0), free(ipiv), release(&a), release(&b);
 }
 
+/* The single-precision cases: a's local blocks in float, and its global
+ * matrix rounded to float (the reference the residual is taken against). */
+static size_t local_len(const dmat *a)
+{
+    return (size_t)a->desc[8] * (size_t)(a->lc > 1 ? a->lc : 1);
+}
+
+static float *to_float(const dmat *a)
+{
+    size_t len = local_len(a);
+    float *f = malloc(sizeof(float) * (len ? len : 1));
+    for (size_t i = 0; i < len; ++i)
+        f[i] = (float)a->l[i];
+    return f;
+}
+
+static double *global_rounded(const dmat *a)
+{
+    size_t len = (size_t)a->m * (size_t)a->n;
+    double *g = malloc(sizeof(double) * (len ? len : 1));
+    for (size_t i = 0; i < len; ++i)
+        g[i] = (float)a->g[i];
+    return g;
+}
+
 static void case_sgesv(int n, int nrhs)
 {
     dmat a = make(n, n, 3, -1), b = make(n, nrhs, 4, -1);
-    size_t la = (size_t)a.desc[8] * (a.lc > 1 ? a.lc : 1), lb = (size_t)b.desc[8] * (b.lc > 1 ? b.lc : 1);
-    float *as = malloc(sizeof(float) * la), *bs = malloc(sizeof(float) * lb);
-    for (size_t i = 0; i < la; ++i)
-        as[i] = (float)a.l[i];
-    for (size_t i = 0; i < lb; ++i)
-        bs[i] = (float)b.l[i];
-    double *A0 = malloc(sizeof(double) * (size_t)n * n), *B0 = malloc(sizeof(double) * (size_t)n * nrhs);
-    for (size_t i = 0; i < (size_t)n * n; ++i)
-        A0[i] = (float)a.g[i];
-    for (size_t i = 0; i < (size_t)n * nrhs; ++i)
-        B0[i] = (float)b.g[i];
+    size_t lb = local_len(&b);
+    float *as = to_float(&a), *bs = to_float(&b);
+    double *A0 = global_rounded(&a), *B0 = global_rounded(&b);
     int *ipiv = malloc(sizeof(int) * (size_t)(a.lr + NB));
     int one = 1, info = -99;
     psgesv_(&n, &nrhs, as, &one, &one, a.desc, ipiv, bs, &one, &one, b.desc, &info);
@@ -280,17 +297,9 @@ static void case_getrf_getrs(int n, int nrhs)
 static void case_sgetrs_t(int n, int nrhs)
 {
     dmat a = make(n, n, 14, -1), b = make(n, nrhs, 15, -1);
-    size_t la = (size_t)a.desc[8] * (a.lc > 1 ? a.lc : 1), lb = (size_t)b.desc[8] * (b.lc > 1 ? b.lc : 1);
-    float *as = malloc(sizeof(float) * la), *bs = malloc(sizeof(float) * lb);
-    for (size_t i = 0; i < la; ++i)
-        as[i] = (float)a.l[i];
-    for (size_t i = 0; i < lb; ++i)
-        bs[i] = (float)b.l[i];
-    double *A0 = malloc(sizeof(double) * (size_t)n * n), *B0 = malloc(sizeof(double) * (size_t)n * nrhs);
-    for (size_t i = 0; i < (size_t)n * n; ++i)
-        A0[i] = (float)a.g[i];
-    for (size_t i = 0; i < (size_t)n * nrhs; ++i)
-        B0[i] = (float)b.g[i];
+    size_t lb = local_len(&b);
+    float *as = to_float(&a), *bs = to_float(&b);
+    double *A0 = global_rounded(&a), *B0 = global_rounded(&b);
     int *ipiv = malloc(sizeof(int) * (size_t)(a.lr + NB));
     int one = 1, info = -99;
     psgetrf_(&n, &n, as, &one, &one, a.desc, ipiv, &info);
