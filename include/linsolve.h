@@ -81,7 +81,20 @@ typedef enum ls_backend_kind {
 
 typedef enum ls_precision { LS_DOUBLE = 0, LS_SINGLE = 1 } ls_precision;
 
-typedef enum ls_pivot { LS_PIVOT_PARTIAL = 0, LS_PIVOT_NONE = 1 } ls_pivot;
+/** Row interchanges. The direct methods take PARTIAL or NONE (a study mode);
+ * the mixed solver (ls_mixed_opts) takes all four. */
+typedef enum ls_pivot {
+    LS_PIVOT_PARTIAL = 0, /**< LU with partial pivoting */
+    LS_PIVOT_NONE = 1,    /**< no interchanges at all */
+    LS_PIVOT_RBT = 2,     /**< mixed: A' = U^T A V with U, V random butterflies of depth 2,
+                               then LU of A' without interchanges (no pivot search: the
+                               factorization is tensor-core GEMMs); refined against A in
+                               FP64, a failed refinement falls back as ever; ipiv comes back
+                               as the identity */
+    LS_PIVOT_AUTO = 3,    /**< mixed: the backend picks (CPU: partial; CUDA: rbt from the
+                               order in LS_CUDA_MIXED_RBT_MIN_N, default 2048, else partial) */
+    LS_PIVOT_COUNT_
+} ls_pivot;
 
 /* name, description (GVL: Golub & Van Loan, Matrix Computations, 4th ed.;
  * Higham: Accuracy and Stability of Numerical Algorithms, 2nd ed.). Order is
@@ -720,6 +733,9 @@ LS_API int ls_factor_parse(const char *name, ls_factor_prec *out);
 /** "auto", "ir", "gmres". */
 LS_API const char *ls_refine_name(ls_refine_kind r);
 LS_API int ls_refine_parse(const char *name, ls_refine_kind *out);
+/** "partial", "none", "rbt", "auto"; NULL when out of range. */
+LS_API const char *ls_pivot_name(ls_pivot p);
+LS_API int ls_pivot_parse(const char *name, ls_pivot *out);
 
 typedef struct ls_mixed_opts {
     ls_factor_prec factor; /**< default LS_FACTOR_AUTO */
@@ -728,9 +744,10 @@ typedef struct ls_mixed_opts {
     int restart;           /**< GMRES-IR: inner steps per correction (default 30) */
     int fallback;          /**< 1 (default): factor in FP64 when refinement fails;
                                 0: return LS_NOT_CONVERGED instead (for studies) */
+    ls_pivot pivot;        /**< default LS_PIVOT_AUTO */
 } ls_mixed_opts;
 
-/** Defaults: auto factor, auto refinement, 30 steps, restart 30, fallback on. */
+/** Defaults: auto factor, auto refinement, 30 steps, restart 30, fallback on, auto pivot. */
 LS_API void ls_mixed_opts_init(ls_mixed_opts *opts);
 
 #define LS_MIXED_HISTORY_MAX 64
@@ -747,6 +764,7 @@ typedef struct ls_mixed_result {
     int fell_back;          /**< 1 when X came from the FP64 factorization */
     double residual;        /**< scaled residual of the X returned (NaN: not computed) */
     char message[256];      /**< what happened, in plain words */
+    ls_pivot pivot;         /**< the interchanges of the low factors (never AUTO once run) */
 } ls_mixed_result;
 
 /**

@@ -28,6 +28,7 @@ typedef struct solve_args {
     int device;
     int json, quiet;
     int mixed, mixed_opt_seen; /* --precision mixed; --factor / --refine given */
+    int mixed_pivot;           /* --pivot's value (-1: not given) */
     ls_mixed_opts mixed_opts;
 } solve_args;
 
@@ -72,7 +73,9 @@ static void solve_help(FILE *out)
             "                       bf16 | fp16 (the cpu has fp32 only)\n"
             "  --refine K           with mixed: auto (default: IR, GMRES-IR when IR is\n"
             "                       slow) | ir | gmres\n"
-            "  --pivot P            partial (default) | none (study mode, no row swaps)\n"
+            "  --pivot P            partial (default) | none (study mode, no row swaps);\n"
+            "                       with mixed: auto (default) | partial | none | rbt (random\n"
+            "                       butterfly transform, then LU without row swaps)\n"
             "  --no-refine          keep a direct method's own answer: by default one\n"
             "                       whose residual exceeds 30 gets up to 4 steps of\n"
             "                       iterative refinement (new solves of A D = B - A X)\n"
@@ -123,6 +126,7 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
     memset(a, 0, sizeof *a);
     ls_options_init(&a->opt);
     ls_mixed_opts_init(&a->mixed_opts);
+    a->mixed_pivot = -1;
     a->precision_auto = 1;
     a->backend = LS_BACKEND_AUTO;
     a->device = -1; /* the backend's default device */
@@ -190,14 +194,15 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
         } else if (!strcmp(arg, "--pivot")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
-            if (!strcmp(val, "partial")) {
-                a->opt.pivot = LS_PIVOT_PARTIAL;
-            } else if (!strcmp(val, "none")) {
-                a->opt.pivot = LS_PIVOT_NONE;
-            } else {
-                ls_cli_usage_error(cmd, "unknown pivoting '%s' (partial, none)", val);
+            ls_pivot pv = LS_PIVOT_PARTIAL;
+            if (ls_pivot_parse(val, &pv) != 0) {
+                ls_cli_usage_error(cmd, "unknown pivoting '%s' (partial, none; with --precision "
+                                        "mixed also rbt, auto)", val);
                 return -1;
             }
+            a->opt.pivot = pv == LS_PIVOT_RBT || pv == LS_PIVOT_AUTO ? LS_PIVOT_PARTIAL : pv;
+            a->mixed_opts.pivot = pv;
+            a->mixed_pivot = pv;
         } else if (!strcmp(arg, "--no-refine")) {
             a->opt.refine = 0;
         } else if (!strcmp(arg, "--rtol") || !strcmp(arg, "--atol")) {
@@ -227,6 +232,13 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
         ls_cli_usage_error(cmd, "--factor and --refine need --precision mixed");
         return -1;
     }
+    if ((a->mixed_pivot == LS_PIVOT_RBT || a->mixed_pivot == LS_PIVOT_AUTO) && !a->mixed) {
+        ls_cli_usage_error(cmd, "--pivot %s needs --precision mixed",
+                           ls_pivot_name((ls_pivot)a->mixed_pivot));
+        return -1;
+    }
+    if (a->mixed && a->mixed_pivot < 0)
+        a->mixed_opts.pivot = LS_PIVOT_AUTO;
     if (!a->a_path) {
         ls_cli_usage_error(cmd, "missing the matrix file A");
         return -1;

@@ -64,8 +64,10 @@ int solve_mixed_run(ls_context *ctx, const ls_mixed_opts *o, const ls_matrix *A,
     rep->iterations = r->mres.iterations;
     rep->residual = r->mres.residual;
     snprintf(rep->message, sizeof rep->message, "%s", r->mres.message);
-    snprintf(r->precision_note, sizeof r->precision_note, "mixed: %s factors, FP64 refinement",
-             ls_factor_name(r->mres.factor) ? ls_factor_name(r->mres.factor) : "?");
+    snprintf(r->precision_note, sizeof r->precision_note,
+             "mixed: %s factors (%s pivoting), FP64 refinement",
+             ls_factor_name(r->mres.factor) ? ls_factor_name(r->mres.factor) : "?",
+             ls_pivot_name(r->mres.pivot) ? ls_pivot_name(r->mres.pivot) : "?");
     free(F);
     free(ipiv);
     return st;
@@ -78,6 +80,8 @@ void solve_mixed_print_json(FILE *out, const solve_result *r)
         return;
     fputs(", \"mixed\": {\"factor\": ", out);
     ls_cli_json_string(out, ls_factor_name(m->factor) ? ls_factor_name(m->factor) : "?");
+    fputs(", \"pivot\": ", out);
+    ls_cli_json_string(out, ls_pivot_name(m->pivot) ? ls_pivot_name(m->pivot) : "?");
     fputs(", \"refinement\": ", out);
     ls_cli_json_string(out, m->refine == LS_REFINE_AUTO ? "none" : ls_refine_name(m->refine));
     fprintf(out, ", \"iterations\": %d, \"inner_iterations\": %d, \"converged\": %s, "
@@ -99,7 +103,8 @@ void solve_mixed_print_human(FILE *out, const solve_result *r)
     const ls_mixed_result *m = &r->mres;
     if (!r->mixed)
         return;
-    fprintf(out, "  mixed      factor %s, refinement %s, %d step(s)", ls_factor_name(m->factor),
+    fprintf(out, "  mixed      factor %s, pivoting %s, refinement %s, %d step(s)",
+            ls_factor_name(m->factor), ls_pivot_name(m->pivot) ? ls_pivot_name(m->pivot) : "?",
             m->refine == LS_REFINE_AUTO ? "none" : ls_refine_name(m->refine), m->iterations);
     if (m->inner_iterations)
         fprintf(out, " (%d GMRES steps)", m->inner_iterations);

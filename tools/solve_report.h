@@ -13,7 +13,7 @@ typedef struct solve_result {
     const char *a_path, *b_path;
     ls_method method;    /* requested, replaced by the one run */
     ls_precision precision;
-    char precision_note[48]; /* how --precision auto chose, "" when forced */
+    char precision_note[80]; /* how --precision auto chose, "" when forced */
     int backend_known;
     ls_backend_kind backend;
     char device[256];

@@ -23,7 +23,7 @@ extern "C" {
 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open; 5: the
  * core services passed to the entry points, the typed perf table, the
  * ls_plugin_abi symbol checked before anything else is called */
-#define LS_PLUGIN_ABI 5
+#define LS_PLUGIN_ABI 6
 #define LS_ERRLEN 512
 
 struct ls_mixed_problem; /* core/mixed.h */

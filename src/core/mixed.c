@@ -197,10 +197,12 @@ static int fallback(mx_run *r, int *info, int *kept)
     }
 }
 
-static const char *prec_word(ls_factor_prec f)
+/* "tf32x3", or "tf32x3 (rbt)" for factors of the butterfly-transformed A. */
+static const char *low_word(const ls_mixed_result *res, char *buf, size_t len)
 {
-    const char *nm = ls_factor_name(f);
-    return nm ? nm : "?";
+    const char *nm = ls_factor_name(res->factor);
+    snprintf(buf, len, "%s%s", nm ? nm : "?", res->pivot == LS_PIVOT_RBT ? " (rbt)" : "");
+    return buf;
 }
 
 int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
@@ -210,8 +212,9 @@ int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
     double bnorm = 0;
     int st = 0, info = 0, kept = 0, done = 0;
     const char *why = "";
-    char low_note[96] = "";
+    char low_note[96] = "", lw[32];
     res->factor = pb->factor;
+    res->pivot = pb->pivot;
     if ((st = o->norms(ws, &r.anorm, &bnorm, err, errlen)))
         return st;
     if (!isfinite(r.anorm) || !isfinite(bnorm)) {
@@ -225,10 +228,10 @@ int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
     if (o->factor_used)
         res->factor = o->factor_used(ws);
     if (info == LS_MX_INFO_RANGE)
-        snprintf(low_note, sizeof low_note, "A does not fit %s", prec_word(res->factor));
+        snprintf(low_note, sizeof low_note, "A does not fit %s", low_word(res, lw, sizeof lw));
     else if (info > 0)
         snprintf(low_note, sizeof low_note, "the %s factors have a zero pivot at column %d",
-                 prec_word(res->factor), info);
+                 low_word(res, lw, sizeof lw), info);
     else if ((st = refine_low(&r, opts, &done, &why)))
         return st;
     else if (!done)
@@ -237,13 +240,13 @@ int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
     if (done) {
         snprintf(res->message, sizeof res->message,
                  "%s factors, %s refinement: scaled residual %.3g <= 30 after %d step(s)",
-                 prec_word(res->factor), ls_refine_name(res->refine), res->residual,
+                 low_word(res, lw, sizeof lw), ls_refine_name(res->refine), res->residual,
                  res->iterations);
         return o->pivots(ws, LS_MX_LOW, err, errlen);
     }
     if (!opts->fallback) {
         snprintf(res->message, sizeof res->message, "%s refinement did not converge: %s",
-                 prec_word(res->factor), low_note);
+                 low_word(res, lw, sizeof lw), low_note);
         if (!isfinite(res->residual))
             o->zero_x(ws, err, errlen);
         if ((st = o->pivots(ws, LS_MX_LOW, err, errlen)))

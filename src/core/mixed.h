@@ -37,6 +37,7 @@ typedef struct ls_mixed_problem {
     int ldx;
     ls_factor_prec factor; /* in: what the caller asked (may be AUTO); out: resolved */
     int restart;           /* GMRES basis size less one */
+    ls_pivot pivot;   /* in: what the caller asked (may be AUTO); out: resolved */
 } ls_mixed_problem;
 
 typedef struct ls_mixed_ops {

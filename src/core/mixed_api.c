@@ -12,6 +12,7 @@
 
 static const char *const factor_names[] = {"auto", "fp32", "tf32", "tf32x3", "bf16", "fp16"};
 static const char *const refine_names[] = {"auto", "ir", "gmres"};
+static const char *const pivot_names[] = {"partial", "none", "rbt", "auto"};
 
 const char *ls_factor_name(ls_factor_prec f)
 {
@@ -43,6 +44,21 @@ int ls_refine_parse(const char *name, ls_refine_kind *out)
     return LS_EINVAL;
 }
 
+const char *ls_pivot_name(ls_pivot p)
+{
+    return p >= 0 && p < LS_PIVOT_COUNT_ ? pivot_names[p] : NULL;
+}
+
+int ls_pivot_parse(const char *name, ls_pivot *out)
+{
+    for (int i = 0; name && i < LS_PIVOT_COUNT_; i++)
+        if (!strcmp(name, pivot_names[i])) {
+            *out = (ls_pivot)i;
+            return 0;
+        }
+    return LS_EINVAL;
+}
+
 void ls_mixed_opts_init(ls_mixed_opts *o)
 {
     if (!o)
@@ -53,6 +69,7 @@ void ls_mixed_opts_init(ls_mixed_opts *o)
     o->max_iter = 30;
     o->restart = 30;
     o->fallback = 1;
+    o->pivot = LS_PIVOT_AUTO;
 }
 
 /* LAPACK dsgesv's checks, ctx not counted: n, nrhs, A, lda, ipiv, B, ldb,
@@ -68,7 +85,8 @@ static int check_args(int n, int nrhs, const void *A, int lda, const int *ipiv, 
     if (ldx < (n > 1 ? n : 1))
         return -9;
     if (o->factor < 0 || o->factor >= LS_FACTOR_COUNT_ || o->refine < 0 ||
-        o->refine >= LS_REFINE_COUNT_ || o->max_iter < 0 || o->restart < 1 || o->restart > 64)
+        o->refine >= LS_REFINE_COUNT_ || o->max_iter < 0 || o->restart < 1 || o->restart > 64 ||
+        o->pivot < 0 || o->pivot >= LS_PIVOT_COUNT_)
         return -10;
     return 0;
 }
@@ -80,6 +98,7 @@ static void result_init(ls_mixed_result *res, const ls_mixed_opts *o)
 {
     memset(res, 0, sizeof *res);
     res->factor = o->factor;
+    res->pivot = o->pivot;
     res->refine = LS_REFINE_AUTO;
     res->residual = NAN;
 }
@@ -92,6 +111,7 @@ static int run_ops(ls_mixed_open_fn open, void *bctx, ls_mixed_problem *pb,
     void *ws = NULL;
     int st = open(bctx, pb, &ops, &ws, err, errlen);
     res->factor = pb->factor;
+    res->pivot = pb->pivot;
     if (st) {
         snprintf(res->message, sizeof res->message, "%s", err);
         return st;
@@ -149,6 +169,7 @@ static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_
         dp.ldx = hp->n;
         st = run_ops(f->mixed_open, ctx->bctx, &dp, o, res, err, errlen);
         hp->factor = dp.factor;
+        hp->pivot = dp.pivot;
         /* X is zeros on a failure, never garbage: copy it whenever it exists */
         int copy_st = 0;
         if (st >= 0 || st == LS_NOT_CONVERGED)
@@ -195,7 +216,7 @@ static int dsgesv_any(int device, ls_context *ctx, int n, int nrhs, double *A, i
         return st;
     }
     ls_mixed_problem pb = {n, nrhs, A, lda, ipiv, B, ldb, X, ldx, o.factor,
-                           o.restart};
+                           o.restart, o.pivot};
     const ls_backend_iface *f = ctx ? ctx->iface : NULL;
     int has_device = f && ctx->kind != LS_BACKEND_CPU && f->mixed_open && f->dev_malloc &&
                      f->dev_copy && f->dev_free;

@@ -25,6 +25,7 @@ typedef struct ls_perf_mixed_in {
     unsigned long long seed;
     ls_factor_prec factor; /* ours (auto allowed) */
     int repeat;            /* timed runs of each solver */
+    ls_pivot pivot;   /* ours (auto allowed) */
 } ls_perf_mixed_in;
 
 typedef struct ls_perf_mixed_out {

@@ -303,6 +303,13 @@ int ls_cpu_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops
     *ws = NULL;
     if (pb->factor == LS_FACTOR_AUTO)
         pb->factor = LS_FACTOR_FP32;
+    if (pb->pivot == LS_PIVOT_AUTO)
+        pb->pivot = LS_PIVOT_PARTIAL;
+    if (pb->pivot != LS_PIVOT_PARTIAL)
+        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
+                       "pivoting %s is not available for mixed precision on the cpu backend (it has "
+                       "partial only)",
+                       ls_pivot_name(pb->pivot) ? ls_pivot_name(pb->pivot) : "?");
     if (pb->factor != LS_FACTOR_FP32)
         return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
                        "factor precision %s is not available on the cpu backend (it has fp32 "

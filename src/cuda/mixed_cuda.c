@@ -18,6 +18,7 @@
 #include "core/mixed.h"
 #include "cuda_backend.h"
 #include "k_mixed.h"
+#include "k_rbt.h"
 #include "mixed_cuda.h"
 
 /* auto picks FP32 factors at every order by default. Measured on an H100
@@ -28,6 +29,11 @@
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
  * from order N on (to measure where, if anywhere, it pays). */
 #define MXC_TF32_ENV "LS_CUDA_MIXED_TF32_MIN_N"
+/* auto picks the butterfly transform and LU without interchanges (in
+ * tf32x3) from this order: there the partial-pivoting LU's panel chain,
+ * not arithmetic, bounds the time (bench/notes/mixed-cuda.md). */
+#define MXC_RBT_ENV "LS_CUDA_MIXED_RBT_MIN_N"
+#define MXC_RBT_MIN_N 2048
 /* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
  * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
  * crawl, and auto factors again in FP32 (our LU, the fastest accurate
@@ -66,6 +72,8 @@ typedef struct cuda_mx {
     double *gh;     /* GMRES: two Gram-Schmidt passes' coefficients and the norm (2 m1 + 1) */
     double *gy;     /* GMRES: y (m1) */
     double *eq_r, *eq_c; /* fp16 / bf16: A was factored as diag(eq_r) A diag(eq_c) */
+    double *rbt_m;       /* rbt: the butterflies' multipliers (4 n), else NULL */
+    int nopiv;           /* rbt or none: LU without interchanges */
     int auto_pick;       /* the caller asked for auto: tf32 may escalate to fp32 */
     unsigned long long *bits; /* two norms */
     /* host side of the read-backs (w->host) */
@@ -221,8 +229,9 @@ static ls_factor_prec mxc_factor_used(void *ws)
 static int factor_low(cuda_mx *m, char *err, size_t errlen)
 {
     int st = 0, n = m->pb.n;
-    if (split_factor(m->pb.factor))
-        return lsc_mixed_lu(m->c, m->pb.factor, n, m->As, n, m->ipiv_s, m->info, err, errlen);
+    if (m->nopiv || split_factor(m->pb.factor))
+        return lsc_mixed_lu(m->c, m->pb.factor, m->nopiv, n, m->As, n, m->ipiv_s, m->info, err,
+                            errlen);
     cublasMath_t before = CUBLAS_DEFAULT_MATH;
     LSC_BLAS(cublasGetMathMode(m->c->blas, &before));
     if (m->pb.factor == LS_FACTOR_TF32)
@@ -248,7 +257,14 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
             LSC_CUDA(lsk_mx_row_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, s));
             LSC_CUDA(lsk_mx_col_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, s));
         }
-        LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->As, n, m->flag, s));
+        if (m->rbt_m) { /* A' = U^T A V, rounded once */
+            LSC_CUDA(lsk_rbt_mults(n, m->rbt_m, s));
+            LSC_CUDA(lsk_rbt_d2s(n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->rbt_m, m->As, n,
+                                 m->flag, s));
+        } else {
+            LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->As, n,
+                                   m->flag, s));
+        }
         LSC_CUDA(cudaMemcpyAsync(&m->h_int[1], m->flag, sizeof(int), cudaMemcpyDeviceToHost, s));
         LSC_CUDA(cudaStreamSynchronize(s));
         if (m->h_int[1]) {
@@ -330,19 +346,23 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
 {
     int st = 0, n = m->pb.n;
     cudaStream_t s = m->c->stream;
-    int eq = level != LS_MX_FP64 && m->eq_r;
-    if (y != x && (eq || level != LS_MX_LOW)) { /* these work on y in place */
+    int eq = level != LS_MX_FP64 && m->eq_r, rbt = level != LS_MX_FP64 && m->rbt_m;
+    if (y != x && (eq || rbt || level != LS_MX_LOW)) { /* these work on y in place */
         LSC_CUDA(cudaMemcpyAsync(y, x, (size_t)n * (size_t)c * sizeof(double),
                                  cudaMemcpyDeviceToDevice, s));
         x = y;
     }
-    if (eq) /* M = diag(eq_r)^-1 L U diag(eq_c)^-1 */
+    if (eq) /* M = diag(eq_r)^-1 U^-T L U V^-1 diag(eq_c)^-1 (U, V: identity, or rbt's) */
         LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_r, y, n, s));
+    if (rbt)
+        LSC_CUDA(lsk_rbt_ut(n, c, y, n, m->rbt_m, s));
     if (level == LS_MX_FP64 || level == MXC_LOW_IN_FP64) {
         int fp64 = level == LS_MX_FP64;
         LSC_TRY(lsc_getrs_device_d(m->c, 'N', n, c, fp64 ? m->pb.A : m->Ad,
                                    fp64 ? m->pb.lda : n, fp64 ? m->ipiv_d : m->ipiv_s, y, n, err,
                                    errlen));
+        if (rbt)
+            LSC_CUDA(lsk_rbt_v(n, c, y, n, m->rbt_m, s));
         if (eq)
             LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_c, y, n, s));
         return 0;
@@ -353,6 +373,8 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
     /* x is in T by now, so y may be x */
     LSC_CUDA(cudaMemsetAsync(y, 0, (size_t)n * (size_t)c * sizeof(double), s));
     LSC_CUDA(lsk_mx_add_scaled(n, c, m->T, n, m->scal, y, n, s));
+    if (rbt)
+        LSC_CUDA(lsk_rbt_v(n, c, y, n, m->rbt_m, s));
     if (eq)
         LSC_CUDA(lsk_mx_row_mul(n, c, m->eq_c, y, n, s));
 done:
@@ -363,7 +385,7 @@ static int mxc_ir_step(void *ws, int level, char *err, size_t errlen)
 {
     cuda_mx *m = ws;
     int st = 0, n = m->pb.n, c = m->pb.nrhs;
-    if (level == LS_MX_LOW && !m->eq_r) { /* X += scale (LU)^-1 (R / scale), straight into X */
+    if (level == LS_MX_LOW && !m->eq_r && !m->rbt_m) { /* X += scale (LU)^-1 (R / scale), straight into X */
         cudaStream_t s = m->c->stream;
         LSC_CUDA(lsk_mx_colmax(n, c, m->R, n, m->scal, s));
         LSC_CUDA(lsk_mx_d2s_scaled(n, c, m->R, n, m->scal, m->T, n, s));
@@ -494,9 +516,29 @@ static int tf32_min_n(void)
     return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
 }
 
-/* auto: FP32, or TF32 from tf32_min_n(); what the device cannot do, by name. */
+/* The order from which auto picks rbt (MXC_RBT_ENV, else MXC_RBT_MIN_N). */
+static int rbt_min_n(void)
+{
+    const char *e = getenv(MXC_RBT_ENV);
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
+}
+
+/* pivot auto: rbt from rbt_min_n() on a GPU with TF32 tensor cores, else
+ * partial; factor auto: tf32x3 with rbt, else FP32, or TF32 from
+ * tf32_min_n(); what the device cannot do, by name. */
 static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_t errlen)
 {
+    if (pb->pivot == LS_PIVOT_AUTO)
+        pb->pivot = pb->n >= rbt_min_n() && c->prop.major >= 8 &&
+                            (pb->factor == LS_FACTOR_AUTO || pb->factor == LS_FACTOR_TF32X3)
+                        ? LS_PIVOT_RBT
+                        : LS_PIVOT_PARTIAL;
+    if (pb->pivot != LS_PIVOT_PARTIAL && pb->pivot != LS_PIVOT_RBT && pb->pivot != LS_PIVOT_NONE)
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "pivoting %d is unknown", (int)pb->pivot);
+    if (pb->factor == LS_FACTOR_AUTO && pb->pivot == LS_PIVOT_RBT)
+        pb->factor = c->prop.major >= 8 ? LS_FACTOR_TF32X3 : LS_FACTOR_FP32;
     if (pb->factor == LS_FACTOR_AUTO)
         pb->factor = pb->n >= tf32_min_n() && c->prop.major >= 8 ? LS_FACTOR_TF32
                                                                  : LS_FACTOR_FP32;
@@ -550,7 +592,7 @@ static int carve(cuda_mx *m, size_t as_bytes, char *err, size_t errlen)
     LSC_TRY(lsc_need_add(&nv, (size_t)n * (size_t)nrhs, sizeof(double), err, errlen));
     LSC_TRY(lsc_need_add(&nv, (size_t)n * (size_t)m1, sizeof(double), err, errlen));
     LSC_TRY(lsc_need_add(&nv, nt, sizeof(double), err, errlen));
-    LSC_TRY(lsc_need_add(&nv, (size_t)nrhs + 3 * (size_t)m1 + 3 + 2 * (size_t)n, sizeof(double),
+    LSC_TRY(lsc_need_add(&nv, (size_t)nrhs + 3 * (size_t)m1 + 3 + 6 * (size_t)n, sizeof(double),
                          err, errlen));
     st = ws_grow((void **)&w->As, &w->as_bytes, as_bytes, err, errlen);
     if (st == LS_EDEVMEM && w->Ad) { /* the FP64 buffer is made again when needed */
@@ -578,6 +620,9 @@ static int carve(cuda_mx *m, size_t as_bytes, char *err, size_t errlen)
         m->eq_r = (double *)(m->bits + 2);
         m->eq_c = m->eq_r + n;
     }
+    if (m->pb.pivot == LS_PIVOT_RBT)
+        m->rbt_m = (double *)(m->bits + 2) + 2 * (size_t)n;
+    m->nopiv = m->pb.pivot != LS_PIVOT_PARTIAL;
     m->ipiv_s = w->iw;
     m->ipiv_d = m->ipiv_s + n;
     m->info = m->ipiv_d + n;

@@ -11,8 +11,9 @@ extern "C" {
 struct ls_cuda_ctx; /* cuda_backend.h */
 
 /* The backend's mixed_open slot: refuses A, B or X outside this GPU's
- * memory (-3, -6, -8), resolves pb->factor (auto: fp32; tf32 from the order
- * in LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
+ * memory (-3, -6, -8), resolves pb->pivot (auto: rbt from the order in
+ * LS_CUDA_MIXED_RBT_MIN_N, default 2048) and pb->factor (auto: tf32x3 with
+ * rbt; else fp32, or tf32 from the order in LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
  * context (grown when too small), returns the operations (core/mixed.h). */
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
@@ -20,10 +21,12 @@ int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, v
 /* Releases the workspace kept in c (backend destroy). */
 void lsc_mixed_ws_free(struct ls_cuda_ctx *c);
 /* LU of the FP32 matrix A (n x n) with the trailing updates in f's
- * precision (tf32x3, fp16 or bf16; mixed_lu.c); pivots and info as
- * lsc_getrf_device (d_info zeroed by the caller). */
-int lsc_mixed_lu(struct ls_cuda_ctx *c, ls_factor_prec f, int n, float *A, int lda, int *d_ipiv,
-                 int *d_info, char *err, size_t errlen);
+ * precision (mixed_lu.c): with partial pivoting (nopiv 0: tf32x3, fp16 or
+ * bf16) or without interchanges (nopiv 1: any factor precision; d_ipiv
+ * comes back as the identity); pivots and info as lsc_getrf_device
+ * (d_info zeroed by the caller). */
+int lsc_mixed_lu(struct ls_cuda_ctx *c, ls_factor_prec f, int nopiv, int n, float *A, int lda,
+                 int *d_ipiv, int *d_info, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

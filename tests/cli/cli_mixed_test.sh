@@ -39,11 +39,12 @@ check "$([ $rc = 0 ] && json_ok "$TMP/out" \
   "j['mixed']['factor'] == 'fp32' and j['mixed']['refinement'] in ('ir', 'gmres') and \
    not j['mixed']['fell_back'] and j['mixed']['converged'] and j['residual'] <= 30 and \
    len(j['mixed']['residuals']) == j['mixed']['iterations'] + 1 and \
+   j['mixed']['pivot'] == 'partial' and \
    j['mixed']['residuals'][-1] <= 30")" "json: cond 1e4 converges in fp32 + FP64 refinement"
 
 "$LS" solve "$TMP/a.mtx" --precision mixed --backend cpu -o "$TMP/x.mtx" >"$TMP/out" 2>"$TMP/err"
 rc=$?
-check "$([ $rc = 0 ] && grep -q '^  mixed      factor fp32, refinement' "$TMP/out" &&
+check "$([ $rc = 0 ] && grep -q '^  mixed      factor fp32, pivoting partial, refinement' "$TMP/out" &&
   grep -q '^  residuals ' "$TMP/out" && grep -q 'converged' "$TMP/out" && [ -s "$TMP/x.mtx" ] &&
   echo 1)" "text report: factor, refinement, residuals; X written"
 
@@ -72,6 +73,21 @@ check "$([ $rc = 1 ] && grep -q 'need --precision mixed' "$TMP/err" && echo 1)" 
 rc=$?
 check "$([ $rc = 1 ] && grep -q "unknown factor precision 'fp8'" "$TMP/err" && echo 1)" \
   "--factor fp8: usage error"
+
+"$LS" solve "$TMP/a.mtx" --precision mixed --pivot rbt --backend cpu >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "$([ $rc = 5 ] && grep -q 'pivoting rbt is not available for mixed precision on the cpu' \
+  "$TMP/err" && echo 1)" "--pivot rbt on the cpu: refused by name"
+
+"$LS" solve "$TMP/a.mtx" --pivot rbt >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "$([ $rc = 1 ] && grep -q 'pivot rbt needs --precision mixed' "$TMP/err" && echo 1)" \
+  "--pivot rbt without --precision mixed: usage error"
+
+"$LS" solve "$TMP/a.mtx" --precision mixed --pivot rook >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "$([ $rc = 1 ] && grep -q "unknown pivoting 'rook'" "$TMP/err" && echo 1)" \
+  "--pivot rook: usage error"
 
 echo "$failures failure(s)"
 exit "$failures"

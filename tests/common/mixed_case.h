@@ -19,6 +19,7 @@ typedef struct mx_case {
     int fallback;   /* opts.fallback */
     int must_fall;  /* 1: the low-precision refinement cannot be expected to converge */
     double scale;   /* A is multiplied by this (1: as generated) */
+    ls_pivot pivot; /* opts.pivot (0: partial) */
 } mx_case;
 
 static inline void mx_header(void)
@@ -83,6 +84,7 @@ static inline int mx_run_case_on(ls_context *ctx, const mx_case *c, const double
     o.factor = c->factor;
     o.refine = c->refine;
     o.fallback = c->fallback;
+    o.pivot = c->pivot;
     ls_mixed_result r;
     int st = ls_dsgesv(ctx, n, nrhs, A, lda, ipiv, B, n, X, n, &o, &r);
     double res = ls_scaled_residual(n, nrhs, A0, lda, X, n, B, n, ls_eps(LS_DOUBLE));
@@ -91,7 +93,11 @@ static inline int mx_run_case_on(ls_context *ctx, const mx_case *c, const double
         for (int i = 0; i < n; i++)
             a_same &= A[i + (size_t)j * lda] == A0[i + (size_t)j * lda];
     int ok = mx_all_finite(n, nrhs, X) && !(r.converged && r.fell_back) &&
-             r.history_len >= (r.factor == LS_FACTOR_AUTO ? 0 : 1) && a_same == !r.fell_back;
+             r.history_len >= (r.factor == LS_FACTOR_AUTO ? 0 : 1) && a_same == !r.fell_back &&
+             (c->pivot == LS_PIVOT_AUTO || r.pivot == c->pivot);
+    /* without interchanges the low factors' pivots are the identity */
+    for (int i = 0; st == 0 && !r.fell_back && r.pivot != LS_PIVOT_PARTIAL && i < n; i++)
+        ok = ok && ipiv[i] == i + 1;
     if (st == 0)
         ok = ok && res <= LS_TEST_TOL && (r.converged || r.fell_back) &&
              fabs(r.residual - res) <= 0.5 * res + 1e-3 && (!c->must_fall || r.fell_back ||
@@ -102,7 +108,8 @@ static inline int mx_run_case_on(ls_context *ctx, const mx_case *c, const double
         printf("         note: %s converged at cond %.0e (checked above)\n",
                ls_factor_name(r.factor), c->cond);
     char label[64];
-    snprintf(label, sizeof label, "%s/%s c=%.0e", ls_factor_name(r.factor),
+    snprintf(label, sizeof label, "%s%s/%s c=%.0e", ls_factor_name(r.factor),
+             r.pivot == LS_PIVOT_RBT ? "+rbt" : r.pivot == LS_PIVOT_NONE ? "+nopiv" : "",
              r.refine == LS_REFINE_AUTO ? "-" : ls_refine_name(r.refine), c->cond);
     int fail = !ok;
     printf("%6d %5d  %-24s %-6s %-5s %5d %6d %12.3e  %s\n", n, nrhs, label,

@@ -20,16 +20,16 @@ static int contract_sweep(void)
         for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++) {
             /* FP32 (u = 6e-8) cannot refine cond 1e12: it must fall back */
             mx_case c = {LS_FACTOR_FP32, LS_REFINE_AUTO, sizes[ni], 1, conds[ci], 1,
-                         conds[ci] >= 1e12, 1.0};
+                         conds[ci] >= 1e12, 1.0, LS_PIVOT_PARTIAL};
             fails += mx_run_case(NULL, &c, seed++);
         }
     /* each refinement kind alone, several right-hand sides, fallback off */
     mx_case more[] = {
-        {LS_FACTOR_FP32, LS_REFINE_IR, 200, 3, 1e4, 1, 0, 1.0},
-        {LS_FACTOR_FP32, LS_REFINE_GMRES, 200, 3, 1e6, 1, 0, 1.0},
-        {LS_FACTOR_AUTO, LS_REFINE_AUTO, 200, 2, 1e2, 1, 0, 1.0},
-        {LS_FACTOR_FP32, LS_REFINE_IR, 200, 1, 1e12, 0, 1, 1.0},
-        {LS_FACTOR_FP32, LS_REFINE_AUTO, 200, 1, 1e3, 1, 0, 1e-30},
+        {LS_FACTOR_FP32, LS_REFINE_IR, 200, 3, 1e4, 1, 0, 1.0, LS_PIVOT_PARTIAL},
+        {LS_FACTOR_FP32, LS_REFINE_GMRES, 200, 3, 1e6, 1, 0, 1.0, LS_PIVOT_PARTIAL},
+        {LS_FACTOR_AUTO, LS_REFINE_AUTO, 200, 2, 1e2, 1, 0, 1.0, LS_PIVOT_PARTIAL},
+        {LS_FACTOR_FP32, LS_REFINE_IR, 200, 1, 1e12, 0, 1, 1.0, LS_PIVOT_PARTIAL},
+        {LS_FACTOR_FP32, LS_REFINE_AUTO, 200, 1, 1e3, 1, 0, 1e-30, LS_PIVOT_PARTIAL},
     };
     for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
         fails += mx_run_case(NULL, &more[k], seed++);
@@ -259,7 +259,8 @@ static const ls_mixed_ops mock_ops = {mk_norms,    mk_factor,  mk_ok,        mk_
 
 static int mock_run(mock *k, ls_mixed_result *r, char *err, size_t len)
 {
-    ls_mixed_problem pb = {10, 1, NULL, 10, NULL, NULL, 10, NULL, 10, LS_FACTOR_FP32, 30};
+    ls_mixed_problem pb = {10, 1, NULL, 10, NULL, NULL, 10, NULL, 10, LS_FACTOR_FP32, 30,
+                           LS_PIVOT_PARTIAL};
     ls_mixed_opts o;
     ls_mixed_opts_init(&o);
     memset(r, 0, sizeof *r);

@@ -1,6 +1,7 @@
 /*
  * ls_dsgesv / ls_dsgesv_gpu on CUDA: every factor precision (fp32, tf32,
- * tf32x3, bf16, fp16) x cond 10, 1e4, 1e8, 1e12 x n 64, 1000, 4097 keeps
+ * tf32x3, bf16, fp16) x pivoting (partial, rbt) x cond 10, 1e4, 1e8, 1e12 x
+ * n 64, 1000, 4097 keeps
  * the contract of tests/common/mixed_case.h (residual <= 30 by refinement
  * or by the reported FP64 fallback); FP16's equilibration on entries of
  * 1e6; the device-array entry point with device and host pivots, host
@@ -35,13 +36,15 @@ static int sweep(ls_context *ctx)
             int n = sizes[ni], lda = n + 2;
             double *A = lt_doubles((size_t)lda * n);
             ls_generate(LS_GEN_RANDSVD, n, A, lda, seed, conds[ci]);
-            for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
-                /* beyond 1/u even GMRES-IR has no reason to converge: the
-                 * fallback is then expected (a real convergence is checked too) */
-                mx_case c = {factors[fi], LS_REFINE_AUTO, n, 1, conds[ci], 1,
-                             conds[ci] * unit_roundoff(factors[fi]) > 1e3, 1.0};
-                fails += mx_run_case_on(ctx, &c, A, lda, seed);
-            }
+            for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++)
+                for (int rbt = 0; rbt < 2; rbt++) {
+                    /* beyond 1/u even GMRES-IR has no reason to converge: the
+                     * fallback is then expected (a real convergence is checked too) */
+                    mx_case c = {factors[fi], LS_REFINE_AUTO, n, 1, conds[ci], 1,
+                                 conds[ci] * unit_roundoff(factors[fi]) > 1e3, 1.0,
+                                 rbt ? LS_PIVOT_RBT : LS_PIVOT_PARTIAL};
+                    fails += mx_run_case_on(ctx, &c, A, lda, seed);
+                }
             free(A);
         }
     return fails;
@@ -54,7 +57,8 @@ static int fp16_scaling(ls_context *ctx)
     int n = 1000, lda = n, fails = 0;
     double *A = lt_doubles((size_t)n * n);
     ls_generate(LS_GEN_RANDSVD, n, A, lda, 77, 10);
-    mx_case c = {LS_FACTOR_FP16, LS_REFINE_AUTO, n, 1, 10, 1, 0, 1e6 * sqrt((double)n)};
+    mx_case c = {LS_FACTOR_FP16, LS_REFINE_AUTO, n, 1, 10, 1, 0, 1e6 * sqrt((double)n),
+                 LS_PIVOT_PARTIAL};
     ls_mixed_result r;
     fails += mx_run_case_on(ctx, &c, A, lda, 78);
     /* run it again to read the result: the case must not have fallen back */
@@ -123,6 +127,42 @@ static int device_arrays(ls_context *ctx)
     return fails;
 }
 
+/* The butterfly path: a singular matrix falls back and says info; an order
+ * with three indices outside the groups of 4 converges; FP16 on entries
+ * of 1e6 (equilibration before the transform) converges. */
+static int rbt_edges(ls_context *ctx)
+{
+    int n = 303, fails = 0;
+    double *A = lt_doubles((size_t)n * n), *B = lt_doubles(n), *X = lt_doubles(n);
+    int *ipiv = lt_xmalloc(sizeof(int) * n);
+    ls_mixed_opts o;
+    ls_mixed_opts_init(&o);
+    o.pivot = LS_PIVOT_RBT;
+    ls_mixed_result r;
+    ls_generate(LS_GEN_SINGULAR, n, A, n, 3, 0);
+    ls_fill_random(n, 1, B, n, 4);
+    int st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, &o, &r);
+    fails += lt_check(st > 0 && st <= n && r.fell_back && r.pivot == LS_PIVOT_RBT &&
+                          mx_all_finite(n, 1, X),
+                      "singular, rbt: info %d (%s)", st, r.message);
+    ls_generate(LS_GEN_RANDOM, n, A, n, 5, 0);
+    mx_case c = {LS_FACTOR_TF32X3, LS_REFINE_AUTO, n, 2, 0, 1, 0, 1.0, LS_PIVOT_RBT};
+    fails += mx_run_case_on(ctx, &c, A, n, 6);
+    mx_case h = {LS_FACTOR_FP16, LS_REFINE_AUTO, n, 1, 0, 1, 0, 1e6, LS_PIVOT_RBT};
+    fails += mx_run_case_on(ctx, &h, A, n, 7);
+    mx_case z = {LS_FACTOR_FP32, LS_REFINE_AUTO, n, 1, 0, 1, 0, 1.0, LS_PIVOT_NONE};
+    fails += mx_run_case_on(ctx, &z, A, n, 8);
+    o.pivot = LS_PIVOT_AUTO;
+    st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, &o, &r);
+    fails += lt_check(st == 0 && r.pivot == LS_PIVOT_PARTIAL,
+                      "auto below LS_CUDA_MIXED_RBT_MIN_N: partial (%s)", r.message);
+    free(A);
+    free(B);
+    free(X);
+    free(ipiv);
+    return fails;
+}
+
 static int edges(ls_context *ctx)
 {
     int n = 300, fails = 0;
@@ -152,7 +192,7 @@ static int edges(ls_context *ctx)
     free(B);
     free(X);
     free(ipiv);
-    return fails;
+    return fails + rbt_edges(ctx);
 }
 
 int main(void)

@@ -39,20 +39,22 @@ static const char *const COLS[] = {"N",        "matrix",      "cond",      "fact
                                    "refine",   "iters",       "fell_back", "mixed_ms",
                                    "dgetrf_ms", "best_irs_ms", "best_irs",  "ratio",
                                    "residual", "status"};
-static const int WIDTHS[] = {6, 8, 7, 7, 6, 5, 9, 10, 10, 11, 20, 6, 10, 7};
+static const int WIDTHS[] = {6, 8, 7, 10, 6, 5, 9, 10, 10, 11, 20, 6, 10, 7};
 #define NCOLS 14
 
 typedef struct mvc_opts {
     int sizes[LS_BENCH_MAX_LIST], nsizes;
     int repeat;
     ls_factor_prec factor;
+    ls_pivot pivot;
     const char *csv, *output;
 } mvc_opts;
 
 static void usage(FILE *f)
 {
     fputs("usage: linsolve bench --mixed-vs-cusolver [--sizes 4096,8192,16384,32768]\n"
-          "         [--repeat R (default 5)] [--factor auto|fp32|tf32] [--csv FILE] [-o FILE]\n"
+          "         [--repeat R (default 5)] [--factor auto|fp32|tf32|tf32x3|bf16|fp16]\n"
+          "         [--pivot auto|partial|rbt] [--csv FILE] [-o FILE]\n"
           "  ours (ls_dsgesv_gpu's path) against cuSOLVER dgetrf + dgetrs and the best\n"
           "  cusolverDnIRSXgesv configuration, on random normal and randsvd (cond 1e2, 1e6,\n"
           "  1e10) matrices; needs the CUDA backend\n",
@@ -86,6 +88,9 @@ static int parse(int argc, char **argv, mvc_opts *o)
         else if (!strcmp(a, "--factor")) {
             if (ls_factor_parse(v, &o->factor) != 0)
                 o->repeat = -1;
+        } else if (!strcmp(a, "--pivot")) {
+            if (ls_pivot_parse(v, &o->pivot) != 0)
+                o->repeat = -1;
         } else if (!strcmp(a, "--csv"))
             o->csv = v;
         else if (!strcmp(a, "-o"))
@@ -102,6 +107,14 @@ static int parse(int argc, char **argv, mvc_opts *o)
     return 0;
 }
 
+/* "tf32x3", or "tf32x3+rbt" for factors of the butterfly-transformed A. */
+static const char *factor_cell(const ls_mixed_result *m, char *buf, size_t len)
+{
+    const char *f = ls_factor_name(m->factor);
+    snprintf(buf, len, "%s%s", f ? f : "?", m->pivot == LS_PIVOT_RBT ? "+rbt" : "");
+    return buf;
+}
+
 static void csv_row(FILE *csv, int n, const mvc_case *c, const ls_perf_mixed_out *o, int st)
 {
     const ls_mixed_result *m = &o->mixed;
@@ -111,8 +124,9 @@ static void csv_row(FILE *csv, int n, const mvc_case *c, const ls_perf_mixed_out
         fputs("-,", csv);
     else
         fprintf(csv, "%.0e,", c->cond);
-    fprintf(csv, "%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3g\n",
-            ls_factor_name(m->factor) ? ls_factor_name(m->factor) : "?", m->iterations,
+    char fc[32];
+    fprintf(csv, "%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%.3g\n", factor_cell(m, fc, sizeof fc),
+            m->iterations,
             m->fell_back, o->t_mixed * 1e3, o->t_dgetrf * 1e3, o->t_irs * 1e3, ratio,
             o->res_mixed);
     fflush(csv);
@@ -122,7 +136,7 @@ static int run_case(ls_context *cuda, const mvc_opts *b, int n, const mvc_case *
                     FILE *csv)
 {
     ls_perf_mixed_in in = {n, c->matrix, c->cond, 20261123ULL + (unsigned long long)n, b->factor,
-                           b->repeat};
+                           b->repeat, b->pivot};
     ls_perf_mixed_out o;
     char err[LS_ERRLEN] = "", cell[NCOLS][LS_BENCH_CELL];
     memset(&o, 0, sizeof o);
@@ -136,7 +150,8 @@ static int run_case(ls_context *cuda, const mvc_opts *b, int n, const mvc_case *
         ls_cell(cell[2], "%.0e", c->cond);
     int ok = st == 0 && o.status_mixed == 0 && o.res_mixed <= 30;
     if (st == 0) {
-        ls_cell(cell[3], "%s", ls_factor_name(m->factor) ? ls_factor_name(m->factor) : "?");
+        char fc[32];
+        ls_cell(cell[3], "%s", factor_cell(m, fc, sizeof fc));
         ls_cell(cell[4], "%s", m->refine == LS_REFINE_AUTO ? "-" : ls_refine_name(m->refine));
         ls_cell(cell[5], "%d", m->iterations);
         ls_cell(cell[6], "%s", m->fell_back ? "yes" : "no");

@@ -151,8 +151,9 @@ static int run_one(mvp *p, int who, irs_run *ir, ls_perf_mixed_out *o, double *t
         ls_mixed_opts opts;
         ls_mixed_opts_init(&opts);
         opts.factor = p->in->factor;
+        opts.pivot = p->in->pivot;
         ls_mixed_problem pb = {n, 1, p->dA, n, p->ipiv, p->dB, n, p->dX, n, opts.factor,
-                               opts.restart};
+                               opts.restart, opts.pivot};
         const ls_mixed_ops *ops = NULL;
         void *ws = NULL;
         LSC_TRY(lsc_mixed_open(p->c, &pb, &ops, &ws, err, errlen));

@@ -1,0 +1,48 @@
+/* Kernels of the mixed solver's LU without interchanges (k_rbt.cu): the
+ * random butterfly transform (core/rbt.h) of A and of vectors, the small
+ * diagonal-block LU, identity pivots and the operands of the one-GEMM
+ * split-TF32 update. All are launched on stream s and return the launch's
+ * error. */
+#ifndef LS_CUDA_K_RBT_H
+#define LS_CUDA_K_RBT_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest diagonal block lsk_genp_block factors in one launch. */
+#define LSK_GENP_MAX 64
+
+/* d_m[l n + i] = ls_rbt_mult(l, i) for the 4 levels (4 n doubles). */
+cudaError_t lsk_rbt_mults(int n, double *d_m, cudaStream_t s);
+/* S = (float)(U^T diag(d_r) A diag(d_c) V) (n x n; NULL scales: 1);
+ * *d_flag = 1 when an entry is beyond FP32's range. */
+cudaError_t lsk_rbt_d2s(int n, const double *A, int lda, const double *d_r, const double *d_c,
+                        const double *d_m, float *S, int lds, int *d_flag, cudaStream_t s);
+/* X = U^T X, in place (n x c, FP64). */
+cudaError_t lsk_rbt_ut(int n, int c, double *X, int ldx, const double *d_m, cudaStream_t s);
+/* X = V X, in place (n x c, FP64). */
+cudaError_t lsk_rbt_v(int n, int c, double *X, int ldx, const double *d_m, cudaStream_t s);
+
+/* LU without interchanges of the nb x nb FP32 block A (nb <= LSK_GENP_MAX)
+ * in one block's shared memory. A zero pivot at local column k sets
+ * *d_info = col0 + k + 1 when it is still 0, and its column is left
+ * unscaled (LAPACK's getf2 rule). */
+cudaError_t lsk_genp_block(int nb, float *A, int lda, int col0, int *d_info, cudaStream_t s);
+/* ipiv[i] = i + 1 for i < n: no interchanges, in LAPACK's terms. */
+cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s);
+
+/* The split-TF32 operands of one GEMM with k tripled: S (m x n, FP32)
+ * becomes three parts of tf32 values at out + p * part (ld ldo), the low
+ * part (S - hi) at part index lo_at and the high part at the other two.
+ * L = [lo hi hi] (lo_at 0, part = m ldo... columns) and U = [hi; lo; hi]
+ * (lo_at 1, rows) make L U = lo*hi + hi*lo + hi*hi. */
+cudaError_t lsk_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
+                          size_t part, int lo_at, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
