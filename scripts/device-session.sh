@@ -65,7 +65,9 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON -DLS_W
   -DLS_CUDA_ARCHITECTURES=90 -DLS_WERROR=OFF -DLS_MATRICES_DIR="$ROOT/.matrices" \
   -DCMAKE_CUDA_COMPILER="$NVCC" ${L:+-DLS_LAPACK_TESTDIR="$L/lapack"} >"$BUILDLOG" 2>&1 ||
   say "configure FAILED"
-run build 240 "$BUILDLOG" cmake --build "$BUILD" -j "$(nproc)" || { tail -30 "$BUILDLOG"; }
+# BUILD_TARGETS: only these (e.g. "linsolve linsolve_cuda test_cuda_mixed"), for short calls
+run build 240 "$BUILDLOG" cmake --build "$BUILD" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} ||
+  { tail -30 "$BUILDLOG"; }
 grep -E "linsolve: CUDA=|LAPACKE" "$BUILDLOG" | head -3 | tee -a "$SUM"
 LS="$BUILD/bin/linsolve"
 "$LS" info >"$OUTD/info.txt" 2>&1
@@ -221,6 +223,32 @@ if want mixed; then
   grep -E "failed|FAILED|failure|Skipped|Passed" "$OUTD/mixed_ctest.txt" | tail -30 | tee -a "$SUM"
   run mixed_vs_cusolver 420 "$OUTD/mixed-vs-cusolver.txt" "$LS" bench --mixed-vs-cusolver \
     --sizes "${MIXED_SIZES:-4096,8192,16384,32768}" --repeat "${MIXED_REPEAT:-5}" \
+    --csv "$OUTD/mixed-vs-cusolver.csv"
+  grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
+fi
+# The butterfly path (issue 11): a short sanity run, the panel width at
+# RBT_NB_SIZE, its GPU tests, then the sweep (RBT_SIZES) with its CSV.
+if want mixed_rbt; then
+  run rbt_sanity 90 "$OUTD/mixed-rbt.txt" "$LS" bench --mixed-vs-cusolver --sizes 1024,4096 \
+    --repeat 3 --pivot rbt
+  grep -E "^ *[0-9]+ +(normal|randsvd)|n=" "$OUTD/mixed-rbt.txt" | tee -a "$SUM"
+  for nb in ${RBT_NBS:-128 256 512}; do
+    echo "== LS_CUDA_MIXED_NB=$nb" >>"$OUTD/mixed-rbt.txt"
+    LS_CUDA_MIXED_NB=$nb run "rbt_nb_$nb" 60 "$OUTD/mixed-rbt.txt" "$LS" bench \
+      --mixed-vs-cusolver --sizes "${RBT_NB_SIZE:-16384}" --repeat 3 --matrices normal
+    grep -E "^ *[0-9]+ +normal" "$OUTD/mixed-rbt.txt" | tail -1 | sed "s/^/nb $nb: /" | tee -a "$SUM"
+  done
+  if command -v nsys >/dev/null && [ -n "${RBT_NSYS_N:-}" ]; then
+    run rbt_nsys 90 "$OUTD/mixed-rbt-nsys.txt" nsys profile -o /tmp/rbt --force-overwrite true \
+      --stats=true "$LS" bench --mixed-vs-cusolver --sizes "$RBT_NSYS_N" --repeat 1 \
+      --matrices normal
+    grep -A40 "cuda_gpu_kern_sum" "$OUTD/mixed-rbt-nsys.txt" | head -45 | tee -a "$SUM"
+  fi
+  run mixed_tests 200 "$OUTD/mixed_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_mixed$' -V \
+    --timeout 190
+  grep -E "failed|FAILED|failure|Skipped|Passed" "$OUTD/mixed_ctest.txt" | tail -30 | tee -a "$SUM"
+  run rbt_sweep 400 "$OUTD/mixed-vs-cusolver.txt" "$LS" bench --mixed-vs-cusolver \
+    --sizes "${RBT_SIZES:-4096,8192,16384}" --repeat "${MIXED_REPEAT:-5}" \
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi

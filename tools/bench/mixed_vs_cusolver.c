@@ -47,6 +47,7 @@ typedef struct mvc_opts {
     int repeat;
     ls_factor_prec factor;
     ls_pivot pivot;
+    int matrices; /* bit k: cases[k] runs */
     const char *csv, *output;
 } mvc_opts;
 
@@ -54,7 +55,8 @@ static void usage(FILE *f)
 {
     fputs("usage: linsolve bench --mixed-vs-cusolver [--sizes 4096,8192,16384,32768]\n"
           "         [--repeat R (default 5)] [--factor auto|fp32|tf32|tf32x3|bf16|fp16]\n"
-          "         [--pivot auto|partial|rbt] [--csv FILE] [-o FILE]\n"
+          "         [--pivot auto|partial|none|rbt] [--matrices all|normal|randsvd]\n"
+          "         [--csv FILE] [-o FILE]\n"
           "  ours (ls_dsgesv_gpu's path) against cuSOLVER dgetrf + dgetrs and the best\n"
           "  cusolverDnIRSXgesv configuration, on random normal and randsvd (cond 1e2, 1e6,\n"
           "  1e10) matrices; needs the CUDA backend\n",
@@ -68,6 +70,8 @@ static int parse(int argc, char **argv, mvc_opts *o)
     memcpy(o->sizes, def, sizeof def);
     o->nsizes = 4;
     o->repeat = 5;
+    o->pivot = LS_PIVOT_AUTO;
+    o->matrices = 0xf;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--mixed-vs-cusolver"))
@@ -90,6 +94,13 @@ static int parse(int argc, char **argv, mvc_opts *o)
                 o->repeat = -1;
         } else if (!strcmp(a, "--pivot")) {
             if (ls_pivot_parse(v, &o->pivot) != 0)
+                o->repeat = -1;
+        } else if (!strcmp(a, "--matrices")) {
+            o->matrices = !strcmp(v, "all")       ? 0xf
+                          : !strcmp(v, "normal")  ? 0x1
+                          : !strcmp(v, "randsvd") ? 0xe
+                                                  : 0;
+            if (!o->matrices)
                 o->repeat = -1;
         } else if (!strcmp(a, "--csv"))
             o->csv = v;
@@ -210,7 +221,8 @@ int ls_bench_mixed_vs_cusolver(int argc, char **argv)
     int failed = 0;
     for (int si = 0; si < b.nsizes; si++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-            failed += run_case(cuda, &b, b.sizes[si], &cases[k], &out, csv);
+            if (b.matrices & (1 << k))
+                failed += run_case(cuda, &b, b.sizes[si], &cases[k], &out, csv);
     ls_out_close(&out);
     int rc = 0;
     if (csv && fclose(csv) != 0)
