@@ -91,8 +91,8 @@ typedef enum ls_pivot {
                                factorization is tensor-core GEMMs); refined against A in
                                FP64, a failed refinement falls back as ever; ipiv comes back
                                as the identity */
-    LS_PIVOT_AUTO = 3,    /**< mixed: the backend picks (CPU: partial; CUDA: rbt from the
-                               order in LS_CUDA_MIXED_RBT_MIN_N, default 2048, else partial) */
+    LS_PIVOT_AUTO = 3,    /**< mixed: the backend picks (partial; on CUDA rbt from the order
+                               in LS_CUDA_MIXED_RBT_MIN_N when that is set) */
     LS_PIVOT_COUNT_
 } ls_pivot;
 

@@ -30,12 +30,18 @@
 #define MX_FP64_STEPS 4
 #define MX_RESTART_MAX 64 /* the Hessenberg matrix lives on the stack */
 
+/* Factors without interchanges (rbt, none) never meet an exactly zero
+ * pivot, so a singular A could pass the scaled-residual test with a huge X.
+ * When ||A|| ||X|| / ||B|| (a lower bound on cond(A)) exceeds 1/u of FP32,
+ * the FP64 LU with partial pivoting decides instead, with LAPACK's info. */
+#define MX_NOPIV_COND 0x1p24
+
 typedef struct mx_run {
     const ls_mixed_ops *o;
     void *ws;
     const ls_mixed_problem *pb;
     ls_mixed_result *res;
-    double anorm;
+    double anorm, bnorm, xnorm;
     char *err;
     size_t errlen;
 } mx_run;
@@ -47,6 +53,7 @@ static int scaled_residual(mx_run *r, double *s)
     int st = r->o->residual(r->ws, &rnorm, &xnorm, r->err, r->errlen);
     if (st)
         return st;
+    r->xnorm = xnorm;
     double denom = (double)r->pb->n * r->anorm * xnorm * ls_eps(LS_DOUBLE);
     if (isnan(rnorm) || isnan(xnorm) || !isfinite(xnorm))
         *s = NAN;
@@ -141,6 +148,11 @@ static int refine_low(mx_run *r, const ls_mixed_opts *opts, int *done, const cha
         record(res, s);
         res->residual = s;
         if (s <= MX_TOL) {
+            if (r->pb->pivot != LS_PIVOT_PARTIAL && r->bnorm > 0 &&
+                !(r->anorm * r->xnorm <= MX_NOPIV_COND * r->bnorm)) {
+                *why = "||A|| ||X|| / ||B|| says A may be singular";
+                return 0;
+            }
             *done = 1;
             return 0;
         }
@@ -208,16 +220,15 @@ static const char *low_word(const ls_mixed_result *res, char *buf, size_t len)
 int ls_mixed_run(const ls_mixed_ops *o, void *ws, const ls_mixed_problem *pb,
                  const ls_mixed_opts *opts, ls_mixed_result *res, char *err, size_t errlen)
 {
-    mx_run r = {o, ws, pb, res, 0, err, errlen};
-    double bnorm = 0;
+    mx_run r = {o, ws, pb, res, 0, 0, 0, err, errlen};
     int st = 0, info = 0, kept = 0, done = 0;
     const char *why = "";
     char low_note[96] = "", lw[32];
     res->factor = pb->factor;
     res->pivot = pb->pivot;
-    if ((st = o->norms(ws, &r.anorm, &bnorm, err, errlen)))
+    if ((st = o->norms(ws, &r.anorm, &r.bnorm, err, errlen)))
         return st;
-    if (!isfinite(r.anorm) || !isfinite(bnorm)) {
+    if (!isfinite(r.anorm) || !isfinite(r.bnorm)) {
         snprintf(res->message, sizeof res->message, "%s holds NaN or Inf: nothing was solved",
                  !isfinite(r.anorm) ? "A" : "B");
         o->zero_x(ws, err, errlen);

@@ -29,11 +29,12 @@
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
  * from order N on (to measure where, if anywhere, it pays). */
 #define MXC_TF32_ENV "LS_CUDA_MIXED_TF32_MIN_N"
-/* auto picks the butterfly transform and LU without interchanges (in
- * tf32x3) from this order: there the partial-pivoting LU's panel chain,
- * not arithmetic, bounds the time (bench/notes/mixed-cuda.md). */
+/* LS_CUDA_MIXED_RBT_MIN_N=N makes auto pick the butterfly transform and LU
+ * without interchanges (in tf32x3) from order N. Off by default: measured
+ * on an H100 (bench/notes/mixed-cuda.md), the growth of the factorization
+ * without interchanges times FP32's roundoff times cond(A) passes 1 from
+ * n ~ 8192 on random matrices, and refinement then falls back to FP64. */
 #define MXC_RBT_ENV "LS_CUDA_MIXED_RBT_MIN_N"
-#define MXC_RBT_MIN_N 2048
 /* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
  * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
  * crawl, and auto factors again in FP32 (our LU, the fastest accurate
@@ -516,13 +517,13 @@ static int tf32_min_n(void)
     return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
 }
 
-/* The order from which auto picks rbt (MXC_RBT_ENV, else MXC_RBT_MIN_N). */
+/* The order from which auto picks rbt (MXC_RBT_ENV; INT_MAX: never). */
 static int rbt_min_n(void)
 {
     const char *e = getenv(MXC_RBT_ENV);
     char *end = NULL;
     long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
+    return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
 }
 
 /* pivot auto: rbt from rbt_min_n() on a GPU with TF32 tensor cores, else
