@@ -716,6 +716,8 @@ typedef enum ls_factor_prec {
     LS_FACTOR_TF32X3,   /**< trailing GEMMs as 3 TF32 products (FP32-accurate) */
     LS_FACTOR_BF16,     /**< equilibrated A, trailing GEMMs with BF16 inputs */
     LS_FACTOR_FP16,     /**< equilibrated A, trailing GEMMs with FP16 inputs */
+    LS_FACTOR_FP64,     /**< FP64 factors without interchanges (pivot rbt or none; CUDA):
+                             the time of FP64 tensor-core GEMMs with no pivot search */
     LS_FACTOR_COUNT_
 } ls_factor_prec;
 
@@ -727,7 +729,7 @@ typedef enum ls_refine_kind {
     LS_REFINE_COUNT_
 } ls_refine_kind;
 
-/** "auto", "fp32", "tf32", "tf32x3", "bf16", "fp16"; NULL when out of range. */
+/** "auto", "fp32", "tf32", "tf32x3", "bf16", "fp16", "fp64"; NULL when out of range. */
 LS_API const char *ls_factor_name(ls_factor_prec f);
 LS_API int ls_factor_parse(const char *name, ls_factor_prec *out);
 /** "auto", "ir", "gmres". */

@@ -227,28 +227,26 @@ if want mixed; then
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
 # The butterfly path (issue 11): a short sanity run, the panel width at
-# RBT_NB_SIZE, its GPU tests, then the sweep (RBT_SIZES) with its CSV.
+# RBT_NB_SIZE, its GPU tests (unless RBT_TESTS=0), then the sweep
+# (RBT_SIZES) with its CSV; RBT_FLAGS picks ours (default --pivot rbt).
 if want mixed_rbt; then
+  RF=${RBT_FLAGS:---pivot rbt}
   run rbt_sanity 90 "$OUTD/mixed-rbt.txt" "$LS" bench --mixed-vs-cusolver --sizes 1024,4096 \
-    --repeat 3 --pivot rbt
+    --repeat 3 $RF
   grep -E "^ *[0-9]+ +(normal|randsvd)|n=" "$OUTD/mixed-rbt.txt" | tee -a "$SUM"
   for nb in ${RBT_NBS:-128 256 512}; do
     echo "== LS_CUDA_MIXED_NB=$nb" >>"$OUTD/mixed-rbt.txt"
     LS_CUDA_MIXED_NB=$nb run "rbt_nb_$nb" 60 "$OUTD/mixed-rbt.txt" "$LS" bench \
-      --mixed-vs-cusolver --sizes "${RBT_NB_SIZE:-16384}" --repeat 3 --matrices normal
+      --mixed-vs-cusolver --sizes "${RBT_NB_SIZE:-16384}" --repeat 3 --matrices normal $RF
     grep -E "^ *[0-9]+ +normal" "$OUTD/mixed-rbt.txt" | tail -1 | sed "s/^/nb $nb: /" | tee -a "$SUM"
   done
-  if command -v nsys >/dev/null && [ -n "${RBT_NSYS_N:-}" ]; then
-    run rbt_nsys 90 "$OUTD/mixed-rbt-nsys.txt" nsys profile -o /tmp/rbt --force-overwrite true \
-      --stats=true "$LS" bench --mixed-vs-cusolver --sizes "$RBT_NSYS_N" --repeat 1 \
-      --matrices normal
-    grep -A40 "cuda_gpu_kern_sum" "$OUTD/mixed-rbt-nsys.txt" | head -45 | tee -a "$SUM"
+  if [ "${RBT_TESTS:-1}" = 1 ]; then
+    run mixed_tests 200 "$OUTD/mixed_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_mixed$' -V \
+      --timeout 190
+    grep -E "failed|FAILED|failure|Skipped|Passed" "$OUTD/mixed_ctest.txt" | tail -30 | tee -a "$SUM"
   fi
-  run mixed_tests 200 "$OUTD/mixed_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_mixed$' -V \
-    --timeout 190
-  grep -E "failed|FAILED|failure|Skipped|Passed" "$OUTD/mixed_ctest.txt" | tail -30 | tee -a "$SUM"
   run rbt_sweep 400 "$OUTD/mixed-vs-cusolver.txt" "$LS" bench --mixed-vs-cusolver \
-    --sizes "${RBT_SIZES:-4096,8192,16384}" --repeat "${MIXED_REPEAT:-5}" \
+    --sizes "${RBT_SIZES:-4096,8192,16384}" --repeat "${MIXED_REPEAT:-5}" $RF \
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi

@@ -16,7 +16,7 @@ int solve_mixed_option(const char *cmd, int argc, char **argv, int *i, ls_mixed_
         return -1;
     if (!strcmp(arg, "--factor") && ls_factor_parse(val, &o->factor) != 0) {
         ls_cli_usage_error(cmd, "unknown factor precision '%s' (auto, fp32, tf32, tf32x3, bf16, "
-                                "fp16)", val);
+                                "fp16, fp64)", val);
         return -1;
     }
     if (!strcmp(arg, "--refine") && ls_refine_parse(val, &o->refine) != 0) {

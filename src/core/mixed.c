@@ -32,9 +32,11 @@
 
 /* Factors without interchanges (rbt, none) never meet an exactly zero
  * pivot, so a singular A could pass the scaled-residual test with a huge X.
- * When ||A|| ||X|| / ||B|| (a lower bound on cond(A)) exceeds 1/u of FP32,
- * the FP64 LU with partial pivoting decides instead, with LAPACK's info. */
+ * When ||A|| ||X|| / ||B|| (a lower bound on cond(A)) exceeds 1/u of FP32
+ * (2^40 for FP64 factors, whose rounding leaves singular systems near
+ * 1/u64), the FP64 LU with partial pivoting decides, with LAPACK's info. */
 #define MX_NOPIV_COND 0x1p24
+#define MX_NOPIV_COND_FP64 0x1p40
 
 typedef struct mx_run {
     const ls_mixed_ops *o;
@@ -148,8 +150,9 @@ static int refine_low(mx_run *r, const ls_mixed_opts *opts, int *done, const cha
         record(res, s);
         res->residual = s;
         if (s <= MX_TOL) {
+            double big = res->factor == LS_FACTOR_FP64 ? MX_NOPIV_COND_FP64 : MX_NOPIV_COND;
             if (r->pb->pivot != LS_PIVOT_PARTIAL && r->bnorm > 0 &&
-                !(r->anorm * r->xnorm <= MX_NOPIV_COND * r->bnorm)) {
+                !(r->anorm * r->xnorm <= big * r->bnorm)) {
                 *why = "||A|| ||X|| / ||B|| says A may be singular";
                 return 0;
             }

@@ -10,7 +10,8 @@
 #include "mixed.h"
 #include "util.h"
 
-static const char *const factor_names[] = {"auto", "fp32", "tf32", "tf32x3", "bf16", "fp16"};
+static const char *const factor_names[] = {"auto", "fp32", "tf32", "tf32x3", "bf16", "fp16",
+                                            "fp64"};
 static const char *const refine_names[] = {"auto", "ir", "gmres"};
 static const char *const pivot_names[] = {"partial", "none", "rbt", "auto"};
 

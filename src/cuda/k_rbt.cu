@@ -30,8 +30,9 @@ __device__ static int rbt_w(const double *m0, const double *m1, int n, int t, in
 }
 
 /* One thread a (row group, column group) pair: 16 loads, 16 stores. */
-__global__ void k_rbt_d2s(int n, const double *A, int lda, const double *dr, const double *dc,
-                          const double *m, float *S, int lds, int *flag)
+template <typename TO>
+__global__ void k_rbt_apply(int n, const double *A, int lda, const double *dr, const double *dc,
+                            const double *m, TO *S, int lds, int *flag)
 {
     int ti = blockIdx.x * blockDim.x + threadIdx.x, groups = ls_rbt_groups(n), q = n / 4;
     if (ti >= groups)
@@ -61,9 +62,9 @@ __global__ void k_rbt_d2s(int n, const double *A, int lda, const double *dr, con
                 double v = 0;
                 for (int r = 0; r < sr; r++)
                     v += Wu[r][r2] * t[r][c2];
-                if (!(fabs(v) <= (double)FLT_MAX))
+                if (flag && !(fabs(v) <= (double)FLT_MAX))
                     *flag = 1;
-                S[(fr + r2 * q) + (size_t)(fc + c2 * q) * lds] = (float)v;
+                S[(fr + r2 * q) + (size_t)(fc + c2 * q) * lds] = (TO)v;
             }
     }
 }
@@ -95,18 +96,19 @@ __global__ void k_rbt_vec(int n, int c, double *X, int ldx, const double *m, int
 
 #define GENP_THREADS 256
 
-__global__ void __launch_bounds__(GENP_THREADS) k_genp_block(int nb, float *A, int lda, int col0,
+template <typename T>
+__global__ void __launch_bounds__(GENP_THREADS) k_genp_block(int nb, T *A, int lda, int col0,
                                                              int *info)
 {
-    __shared__ float S[LSK_GENP_MAX * (LSK_GENP_MAX + 1)];
+    __shared__ T S[LSK_GENP_MAX * (LSK_GENP_MAX + 1)];
     const int ld = LSK_GENP_MAX + 1, tid = threadIdx.x;
     for (int e = tid; e < nb * nb; e += blockDim.x)
         S[e % nb + (e / nb) * ld] = A[e % nb + (size_t)(e / nb) * lda];
     __syncthreads();
     for (int k = 0; k < nb; k++) {
-        float p = S[k + k * ld];
+        T p = S[k + k * ld];
         int m = nb - k - 1;
-        if (p != 0.0f) {
+        if (p != (T)0) {
             for (int i = k + 1 + tid; i < nb; i += blockDim.x)
                 S[i + k * ld] /= p;
         } else if (tid == 0) {
@@ -176,8 +178,19 @@ extern "C" cudaError_t lsk_rbt_d2s(int n, const double *A, int lda, const double
     int g = ls_rbt_groups(n);
     if (g <= 0)
         return cudaSuccess;
-    k_rbt_d2s<<<grid_2d(g, g, RBT_THREADS), RBT_THREADS, 0, s>>>(n, A, lda, d_r, d_c, d_m, S, lds,
-                                                                 d_flag);
+    k_rbt_apply<float><<<grid_2d(g, g, RBT_THREADS), RBT_THREADS, 0, s>>>(n, A, lda, d_r, d_c,
+                                                                         d_m, S, lds, d_flag);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_rbt_d2d(int n, const double *A, int lda, const double *d_m, double *D,
+                                   int ldd, cudaStream_t s)
+{
+    int g = ls_rbt_groups(n);
+    if (g <= 0)
+        return cudaSuccess;
+    k_rbt_apply<double><<<grid_2d(g, g, RBT_THREADS), RBT_THREADS, 0, s>>>(
+        n, A, lda, NULL, NULL, d_m, D, ldd, NULL);
     return cudaGetLastError();
 }
 
@@ -203,16 +216,19 @@ extern "C" cudaError_t lsk_rbt_v(int n, int c, double *X, int ldx, const double 
     return rbt_vec(n, c, X, ldx, d_m, 0, s);
 }
 
-extern "C" cudaError_t lsk_genp_block(int nb, float *A, int lda, int col0, int *d_info,
-                                      cudaStream_t s)
+template <typename T>
+static cudaError_t genp_block(int nb, T *A, int lda, int col0, int *d_info, cudaStream_t s)
 {
     if (nb <= 0)
         return cudaSuccess;
     if (nb > LSK_GENP_MAX)
         return cudaErrorInvalidValue;
-    k_genp_block<<<1, GENP_THREADS, 0, s>>>(nb, A, lda, col0, d_info);
+    k_genp_block<T><<<1, GENP_THREADS, 0, s>>>(nb, A, lda, col0, d_info);
     return cudaGetLastError();
 }
+
+extern "C" LSK_GENP_BLOCK_SIG(double, d) { return genp_block<double>(nb, A, lda, col0, d_info, s); }
+extern "C" LSK_GENP_BLOCK_SIG(float, s) { return genp_block<float>(nb, A, lda, col0, d_info, s); }
 
 extern "C" cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s)
 {

@@ -21,16 +21,22 @@ cudaError_t lsk_rbt_mults(int n, double *d_m, cudaStream_t s);
  * *d_flag = 1 when an entry is beyond FP32's range. */
 cudaError_t lsk_rbt_d2s(int n, const double *A, int lda, const double *d_r, const double *d_c,
                         const double *d_m, float *S, int lds, int *d_flag, cudaStream_t s);
+/* D = U^T A V in FP64 (n x n, D apart from A). */
+cudaError_t lsk_rbt_d2d(int n, const double *A, int lda, const double *d_m, double *D, int ldd,
+                        cudaStream_t s);
 /* X = U^T X, in place (n x c, FP64). */
 cudaError_t lsk_rbt_ut(int n, int c, double *X, int ldx, const double *d_m, cudaStream_t s);
 /* X = V X, in place (n x c, FP64). */
 cudaError_t lsk_rbt_v(int n, int c, double *X, int ldx, const double *d_m, cudaStream_t s);
 
-/* LU without interchanges of the nb x nb FP32 block A (nb <= LSK_GENP_MAX)
- * in one block's shared memory. A zero pivot at local column k sets
- * *d_info = col0 + k + 1 when it is still 0, and its column is left
- * unscaled (LAPACK's getf2 rule). */
-cudaError_t lsk_genp_block(int nb, float *A, int lda, int col0, int *d_info, cudaStream_t s);
+/* LU without interchanges of the nb x nb block A (nb <= LSK_GENP_MAX) in
+ * one block's shared memory. A zero pivot at local column k sets *d_info =
+ * col0 + k + 1 when it is still 0, and its column is left unscaled
+ * (LAPACK's getf2 rule). */
+#define LSK_GENP_BLOCK_SIG(T, S) \
+    cudaError_t lsk_genp_block_##S(int nb, T *A, int lda, int col0, int *d_info, cudaStream_t s)
+LSK_GENP_BLOCK_SIG(double, d);
+LSK_GENP_BLOCK_SIG(float, s);
 /* ipiv[i] = i + 1 for i < n: no interchanges, in LAPACK's terms. */
 cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s);
 

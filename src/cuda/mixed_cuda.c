@@ -18,6 +18,7 @@
 #include "core/mixed.h"
 #include "cuda_backend.h"
 #include "k_mixed.h"
+#include "genp.h"
 #include "k_rbt.h"
 #include "mixed_cuda.h"
 
@@ -45,6 +46,15 @@
  * needs M^-1 A applied accurately, which FP32 triangular solves are not
  * once cond(A) u32 nears 1. */
 #define MXC_LOW_IN_FP64 2
+
+/* The FP64 factorization's panel width (LS_CUDA_MIXED_NB overrides). */
+static int genp_nb(int n)
+{
+    const char *e = getenv("LS_CUDA_MIXED_NB");
+    int nb = e ? atoi(e) : 0;
+    (void)n;
+    return nb > 0 ? nb : 256;
+}
 
 /* The buffers kept in the context between solves; each only grows. */
 struct lsc_mixed_ws {
@@ -258,7 +268,21 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
             LSC_CUDA(lsk_mx_row_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, s));
             LSC_CUDA(lsk_mx_col_scale(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, s));
         }
-        if (m->rbt_m) { /* A' = U^T A V, rounded once */
+        if (m->pb.factor == LS_FACTOR_FP64) { /* A' = U^T A V (or A) in w->Ad, factored there */
+            LSC_TRY(ws_grow_ad(m, 0, err, errlen));
+            m->Ad = m->w->Ad;
+            if (m->rbt_m) {
+                LSC_CUDA(lsk_rbt_mults(n, m->rbt_m, s));
+                LSC_CUDA(lsk_rbt_d2d(n, m->pb.A, m->pb.lda, m->rbt_m, m->Ad, n, s));
+            } else {
+                LSC_CUDA(cudaMemcpy2DAsync(m->Ad, (size_t)n * sizeof(double), m->pb.A,
+                                           (size_t)m->pb.lda * sizeof(double),
+                                           (size_t)n * sizeof(double), (size_t)n,
+                                           cudaMemcpyDeviceToDevice, s));
+            }
+            LSC_TRY(lsc_genp_lu_d(m->c, n, m->Ad, n, genp_nb(n), m->ipiv_s, m->info, err,
+                                  errlen));
+        } else if (m->rbt_m) { /* A' = U^T A V, rounded once */
             LSC_CUDA(lsk_rbt_mults(n, m->rbt_m, s));
             LSC_CUDA(lsk_rbt_d2s(n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->rbt_m, m->As, n,
                                  m->flag, s));
@@ -266,13 +290,16 @@ static int mxc_factor(void *ws, int level, int *info, int *kept, char *err, size
             LSC_CUDA(lsk_mx_d2s_eq(n, n, m->pb.A, m->pb.lda, m->eq_r, m->eq_c, m->As, n,
                                    m->flag, s));
         }
-        LSC_CUDA(cudaMemcpyAsync(&m->h_int[1], m->flag, sizeof(int), cudaMemcpyDeviceToHost, s));
-        LSC_CUDA(cudaStreamSynchronize(s));
-        if (m->h_int[1]) {
-            *info = LS_MX_INFO_RANGE;
-            return 0;
+        if (m->pb.factor != LS_FACTOR_FP64) {
+            LSC_CUDA(cudaMemcpyAsync(&m->h_int[1], m->flag, sizeof(int), cudaMemcpyDeviceToHost,
+                                     s));
+            LSC_CUDA(cudaStreamSynchronize(s));
+            if (m->h_int[1]) {
+                *info = LS_MX_INFO_RANGE;
+                return 0;
+            }
+            LSC_TRY(factor_low(m, err, errlen));
         }
-        LSC_TRY(factor_low(m, err, errlen));
     } else {
         /* the copy of A goes where the FP64 low factors were (GMRES-IR is
          * over); the FP32 factors' buffer is given up if the device is full */
@@ -347,6 +374,8 @@ static int solve_level(cuda_mx *m, int level, int c, double *x, double *y, char 
 {
     int st = 0, n = m->pb.n;
     cudaStream_t s = m->c->stream;
+    if (level == LS_MX_LOW && m->pb.factor == LS_FACTOR_FP64)
+        level = MXC_LOW_IN_FP64; /* the low factors are FP64 already, in Ad */
     int eq = level != LS_MX_FP64 && m->eq_r, rbt = level != LS_MX_FP64 && m->rbt_m;
     if (y != x && (eq || rbt || level != LS_MX_LOW)) { /* these work on y in place */
         LSC_CUDA(cudaMemcpyAsync(y, x, (size_t)n * (size_t)c * sizeof(double),
@@ -546,6 +575,12 @@ static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_
     switch (pb->factor) {
     case LS_FACTOR_FP32:
         return 0;
+    case LS_FACTOR_FP64:
+        if (pb->pivot != LS_PIVOT_PARTIAL)
+            return 0;
+        return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
+                        "factor precision fp64 is for factors without interchanges (pivot rbt "
+                        "or none); with partial pivoting use the FP64 solver (ls_dgesv)");
     case LS_FACTOR_TF32:
     case LS_FACTOR_TF32X3:
     case LS_FACTOR_BF16:
@@ -652,7 +687,8 @@ int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, v
     LSC_TRY(need_device(c, pb->X, 8, "X", err, errlen));
     int auto_pick = pb->factor == LS_FACTOR_AUTO;
     LSC_TRY(resolve_factor(c, pb, err, errlen));
-    LSC_TRY(lsc_need_add(&as_bytes, (size_t)n * (size_t)n, sizeof(float), err, errlen));
+    LSC_TRY(lsc_need_add(&as_bytes, pb->factor == LS_FACTOR_FP64 ? 1 : (size_t)n * (size_t)n,
+                         sizeof(float), err, errlen));
     LSC_TRY(lsc_need_add(&ad_bytes, (size_t)n * (size_t)n, sizeof(double), err, errlen));
     if (!c->mixed_ws && !(c->mixed_ws = calloc(1, sizeof *c->mixed_ws)))
         return LSC_FAIL(err, errlen, LS_ENOMEM, "no host memory for the mixed solver");

@@ -19,6 +19,7 @@
 
 #include "cuda_backend.h"
 #include "k_mixed.h"
+#include "genp.h"
 #include "k_rbt.h"
 #include "kernels.h"
 #include "mixed_cuda.h"
@@ -108,33 +109,6 @@ done:
     return st;
 }
 
-/* LU without interchanges of the jb x jb diagonal block at (j0, j0), FP32:
- * LSK_GENP_MAX-wide pieces in one block each, cuBLAS between them. */
-static int genp_diag(mxl *r, int j0, int jb, int *d_info, char *err, size_t errlen)
-{
-    int st = 0;
-    cudaStream_t s = r->c->stream;
-    cublasHandle_t h = r->c->blas;
-    const float one = 1.0f, minus = -1.0f;
-    for (int k = j0; k < j0 + jb; k += LSK_GENP_MAX) {
-        int kb = j0 + jb - k < LSK_GENP_MAX ? j0 + jb - k : LSK_GENP_MAX, rest = j0 + jb - k - kb;
-        LSC_CUDA(lsk_genp_block(kb, at(r, k, k), r->lda, k, d_info, s));
-        if (rest <= 0)
-            continue;
-        LSC_BLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                             CUBLAS_DIAG_UNIT, kb, rest, &one, at(r, k, k), r->lda,
-                             at(r, k, k + kb), r->lda));
-        LSC_BLAS(cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                             CUBLAS_DIAG_NON_UNIT, rest, kb, &one, at(r, k, k), r->lda,
-                             at(r, k + kb, k), r->lda));
-        LSC_BLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, kb, &minus,
-                             at(r, k + kb, k), r->lda, at(r, k, k + kb), r->lda, &one,
-                             at(r, k + kb, k + kb), r->lda));
-    }
-done:
-    return st;
-}
-
 /* The panel width: LS_CUDA_MIXED_NB, else by n (and a multiple of the
  * diagonal pieces without interchanges). */
 static int panel_width(int n, int nopiv)
@@ -168,7 +142,7 @@ int lsc_mixed_lu(ls_cuda_ctx *c, ls_factor_prec f, int nopiv, int n, float *A, i
     for (int j0 = 0; j0 < n; j0 += nb) {
         int jb = n - j0 < nb ? n - j0 : nb, right = n - j0 - jb;
         if (nopiv) {
-            LSC_TRY(genp_diag(&r, j0, jb, d_info, err, errlen));
+            LSC_TRY(lsc_genp_diag_s(c, A, lda, j0, jb, d_info, err, errlen));
             if (right > 0)
                 LSC_BLAS(cublasStrsm(c->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
                                      CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, right, jb, &one,

@@ -1,7 +1,7 @@
 /*
  * ls_dsgesv / ls_dsgesv_gpu on CUDA: every factor precision (fp32, tf32,
- * tf32x3, bf16, fp16) x pivoting (partial, rbt) x cond 10, 1e4, 1e8, 1e12 x
- * n 64, 1000, 4097 keeps
+ * tf32x3, bf16, fp16; fp64 with rbt only) x pivoting (partial, rbt) x cond
+ * 10, 1e4, 1e8, 1e12 x n 64, 1000, 4097 keeps
  * the contract of tests/common/mixed_case.h (residual <= 30 by refinement
  * or by the reported FP64 fallback); FP16's equilibration on entries of
  * 1e6; the device-array entry point with device and host pivots, host
@@ -14,7 +14,7 @@
 #include "mixed_case.h"
 
 static const ls_factor_prec factors[] = {LS_FACTOR_FP32, LS_FACTOR_TF32, LS_FACTOR_TF32X3,
-                                         LS_FACTOR_BF16, LS_FACTOR_FP16};
+                                         LS_FACTOR_BF16, LS_FACTOR_FP16, LS_FACTOR_FP64};
 static const int sizes[] = {64, 1000, 4097};
 static const double conds[] = {10, 1e4, 1e8, 1e12};
 
@@ -23,6 +23,7 @@ static double unit_roundoff(ls_factor_prec f)
 {
     return f == LS_FACTOR_BF16                               ? 0x1p-8
            : f == LS_FACTOR_TF32 || f == LS_FACTOR_FP16 ? 0x1p-11
+           : f == LS_FACTOR_FP64                        ? 0x1p-53
                                                         : 0x1p-24;
 }
 
@@ -37,7 +38,7 @@ static int sweep(ls_context *ctx)
             double *A = lt_doubles((size_t)lda * n);
             ls_generate(LS_GEN_RANDSVD, n, A, lda, seed, conds[ci]);
             for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++)
-                for (int rbt = 0; rbt < 2; rbt++) {
+                for (int rbt = factors[fi] == LS_FACTOR_FP64; rbt < 2; rbt++) {
                     /* beyond 1/u even GMRES-IR has no reason to converge: the
                      * fallback is then expected (a real convergence is checked too) */
                     mx_case c = {factors[fi], LS_REFINE_AUTO, n, 1, conds[ci], 1,
@@ -152,6 +153,21 @@ static int rbt_edges(ls_context *ctx)
     fails += mx_run_case_on(ctx, &h, A, n, 7);
     mx_case z = {LS_FACTOR_FP32, LS_REFINE_AUTO, n, 1, 0, 1, 0, 1.0, LS_PIVOT_NONE};
     fails += mx_run_case_on(ctx, &z, A, n, 8);
+    mx_case d = {LS_FACTOR_FP64, LS_REFINE_AUTO, n, 1, 0, 1, 0, 1.0, LS_PIVOT_RBT};
+    fails += mx_run_case_on(ctx, &d, A, n, 9);
+    o.factor = LS_FACTOR_FP64;
+    o.pivot = LS_PIVOT_PARTIAL;
+    st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, &o, &r);
+    fails += lt_check(st == LS_EUNSUPPORTED, "fp64 factors with partial pivoting refused: %s (%s)",
+                      ls_status_name(st), r.message);
+    double *S = lt_doubles((size_t)n * n);
+    ls_generate(LS_GEN_SINGULAR, n, S, n, 3, 0);
+    o.pivot = LS_PIVOT_RBT;
+    st = ls_dsgesv(ctx, n, 1, S, n, ipiv, B, n, X, n, &o, &r);
+    fails += lt_check(st > 0 && st <= n && r.fell_back && mx_all_finite(n, 1, X),
+                      "singular, fp64 + rbt: info %d (%s)", st, r.message);
+    free(S);
+    o.factor = LS_FACTOR_AUTO;
     o.pivot = LS_PIVOT_AUTO;
     st = ls_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, &o, &r);
     fails += lt_check(st == 0 && r.pivot == LS_PIVOT_PARTIAL,

@@ -54,7 +54,7 @@ typedef struct mvc_opts {
 static void usage(FILE *f)
 {
     fputs("usage: linsolve bench --mixed-vs-cusolver [--sizes 4096,8192,16384,32768]\n"
-          "         [--repeat R (default 5)] [--factor auto|fp32|tf32|tf32x3|bf16|fp16]\n"
+          "         [--repeat R (default 5)] [--factor auto|fp32|tf32|tf32x3|bf16|fp16|fp64]\n"
           "         [--pivot auto|partial|none|rbt] [--matrices all|normal|randsvd]\n"
           "         [--csv FILE] [-o FILE]\n"
           "  ours (ls_dsgesv_gpu's path) against cuSOLVER dgetrf + dgetrs and the best\n"

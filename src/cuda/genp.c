@@ -1,0 +1,14 @@
+/* LU without interchanges on the device, blocked right-looking: diagonal
+ * blocks in LSK_GENP_MAX-wide pieces, each factored in one CUDA block
+ * (k_rbt.cu), cuBLAS trsm and gemm for everything else. No pivot search,
+ * so no chain of per-column reductions over the tall panel: the time is
+ * the GEMMs' and the diagonal pieces'. Used on the butterfly-transformed
+ * matrix of the mixed solver (LS_PIVOT_RBT), where interchanges are not
+ * needed with high probability and refinement catches the rest. */
+#include "cuda_backend.h"
+#include "genp.h"
+#include "k_rbt.h"
+#include "typed.h"
+
+#define LS_REAL_IMPL "cuda/genp_impl.h"
+#include "cpu/instantiate_real.h"
