@@ -91,8 +91,9 @@ typedef enum ls_pivot {
                                factorization is tensor-core GEMMs); refined against A in
                                FP64, a failed refinement falls back as ever; ipiv comes back
                                as the identity */
-    LS_PIVOT_AUTO = 3,    /**< mixed: the backend picks (partial; on CUDA rbt from the order
-                               in LS_CUDA_MIXED_RBT_MIN_N when that is set) */
+    LS_PIVOT_AUTO = 3,    /**< mixed: the backend picks (CPU: partial; CUDA: rbt with fp64
+                               factors from n = 1024, or the order in LS_CUDA_MIXED_RBT_MIN_N,
+                               when the factor is auto or fp64; else partial) */
     LS_PIVOT_COUNT_
 } ls_pivot;
 
@@ -708,9 +709,10 @@ LS_API double ls_csr_scaled_residual(const ls_csr *A, int nrhs, const double *B,
  * ---------------------------------------------------------------------- */
 /** Precision of the LU factors. The CPU backend has FP32 only. */
 typedef enum ls_factor_prec {
-    LS_FACTOR_AUTO = 0, /**< the backend picks (CPU and CUDA: FP32; CUDA picks TF32 from
-                             the order in LS_CUDA_MIXED_TF32_MIN_N, refactored in FP32 when
-                             U's diagonal spread says TF32's refinement would crawl) */
+    LS_FACTOR_AUTO = 0, /**< the backend picks (CPU: FP32; CUDA: FP64 when the pivoting is
+                             rbt or none, else FP32, or TF32 from the order in
+                             LS_CUDA_MIXED_TF32_MIN_N, refactored in FP32 when U's diagonal
+                             spread says TF32's refinement would crawl) */
     LS_FACTOR_FP32,     /**< single precision */
     LS_FACTOR_TF32,     /**< FP32 panel, trailing GEMMs on TF32 tensor cores */
     LS_FACTOR_TF32X3,   /**< trailing GEMMs as 3 TF32 products (FP32-accurate) */

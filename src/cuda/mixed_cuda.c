@@ -30,12 +30,15 @@
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
  * from order N on (to measure where, if anywhere, it pays). */
 #define MXC_TF32_ENV "LS_CUDA_MIXED_TF32_MIN_N"
-/* LS_CUDA_MIXED_RBT_MIN_N=N makes auto pick the butterfly transform and LU
- * without interchanges (in tf32x3) from order N. Off by default: measured
- * on an H100 (bench/notes/mixed-cuda.md), the growth of the factorization
- * without interchanges times FP32's roundoff times cond(A) passes 1 from
- * n ~ 8192 on random matrices, and refinement then falls back to FP64. */
+/* auto picks the butterfly transform and FP64 factors without interchanges
+ * from this order (LS_CUDA_MIXED_RBT_MIN_N overrides). Measured on an H100
+ * (bench/notes/mixed-cuda.md): 1.36-1.66x cuSOLVER's dgetrf at 1024-8192,
+ * 1.3-1.4x at 16384, with the first solve already passing the FP64 test
+ * up to cond 1e10. In FP32 or TF32 the same factorization's growth times
+ * the roundoff times cond(A) passes 1 from n ~ 8192, and refinement falls
+ * back; partial pivoting's panel chain keeps those at ~1x. */
 #define MXC_RBT_ENV "LS_CUDA_MIXED_RBT_MIN_N"
+#define MXC_RBT_MIN_N 1024
 /* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
  * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
  * crawl, and auto factors again in FP32 (our LU, the fastest accurate
@@ -47,13 +50,14 @@
  * once cond(A) u32 nears 1. */
 #define MXC_LOW_IN_FP64 2
 
-/* The FP64 factorization's panel width (LS_CUDA_MIXED_NB overrides). */
+/* The FP64 factorization's panel width (LS_CUDA_MIXED_NB overrides): wider
+ * panels mean fewer diagonal blocks on the critical path and larger GEMMs
+ * (H100, n = 16384: 139.8 / 113.4 / 104.5 ms at 128 / 256 / 512). */
 static int genp_nb(int n)
 {
     const char *e = getenv("LS_CUDA_MIXED_NB");
     int nb = e ? atoi(e) : 0;
-    (void)n;
-    return nb > 0 ? nb : 256;
+    return nb > 0 ? nb : n < 8192 ? 256 : n < 24576 ? 512 : 1024;
 }
 
 /* The buffers kept in the context between solves; each only grows. */
@@ -543,10 +547,11 @@ static int tf32_min_n(void)
     const char *e = getenv(MXC_TF32_ENV);
     char *end = NULL;
     long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
+    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
 }
 
-/* The order from which auto picks rbt (MXC_RBT_ENV; INT_MAX: never). */
+/* The order from which auto picks rbt (MXC_RBT_ENV, else MXC_RBT_MIN_N;
+ * INT_MAX: never). */
 static int rbt_min_n(void)
 {
     const char *e = getenv(MXC_RBT_ENV);
@@ -555,20 +560,20 @@ static int rbt_min_n(void)
     return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
 }
 
-/* pivot auto: rbt from rbt_min_n() on a GPU with TF32 tensor cores, else
- * partial; factor auto: tf32x3 with rbt, else FP32, or TF32 from
- * tf32_min_n(); what the device cannot do, by name. */
+/* pivot auto: rbt from rbt_min_n(), else partial; factor auto: FP64 without
+ * interchanges, else FP32, or TF32 from tf32_min_n(); what the device
+ * cannot do, by name. */
 static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_t errlen)
 {
     if (pb->pivot == LS_PIVOT_AUTO)
-        pb->pivot = pb->n >= rbt_min_n() && c->prop.major >= 8 &&
-                            (pb->factor == LS_FACTOR_AUTO || pb->factor == LS_FACTOR_TF32X3)
+        pb->pivot = pb->n >= rbt_min_n() &&
+                            (pb->factor == LS_FACTOR_AUTO || pb->factor == LS_FACTOR_FP64)
                         ? LS_PIVOT_RBT
                         : LS_PIVOT_PARTIAL;
     if (pb->pivot != LS_PIVOT_PARTIAL && pb->pivot != LS_PIVOT_RBT && pb->pivot != LS_PIVOT_NONE)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED, "pivoting %d is unknown", (int)pb->pivot);
-    if (pb->factor == LS_FACTOR_AUTO && pb->pivot == LS_PIVOT_RBT)
-        pb->factor = c->prop.major >= 8 ? LS_FACTOR_TF32X3 : LS_FACTOR_FP32;
+    if (pb->factor == LS_FACTOR_AUTO && pb->pivot != LS_PIVOT_PARTIAL)
+        pb->factor = LS_FACTOR_FP64;
     if (pb->factor == LS_FACTOR_AUTO)
         pb->factor = pb->n >= tf32_min_n() && c->prop.major >= 8 ? LS_FACTOR_TF32
                                                                  : LS_FACTOR_FP32;

@@ -11,9 +11,10 @@ extern "C" {
 struct ls_cuda_ctx; /* cuda_backend.h */
 
 /* The backend's mixed_open slot: refuses A, B or X outside this GPU's
- * memory (-3, -6, -8), resolves pb->pivot (auto: partial, or rbt from the
- * order in LS_CUDA_MIXED_RBT_MIN_N) and pb->factor (auto: tf32x3 with
- * rbt; else fp32, or tf32 from the order in LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
+ * memory (-3, -6, -8), resolves pb->pivot (auto: rbt from n = 1024 or the
+ * order in LS_CUDA_MIXED_RBT_MIN_N, else partial) and pb->factor (auto:
+ * fp64 without interchanges; else fp32, or tf32 from the order in
+ * LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
  * context (grown when too small), returns the operations (core/mixed.h). */
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
