@@ -547,7 +547,7 @@ static int tf32_min_n(void)
     const char *e = getenv(MXC_TF32_ENV);
     char *end = NULL;
     long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
+    return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
 }
 
 /* The order from which auto picks rbt (MXC_RBT_ENV, else MXC_RBT_MIN_N;
@@ -557,7 +557,7 @@ static int rbt_min_n(void)
     const char *e = getenv(MXC_RBT_ENV);
     char *end = NULL;
     long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
+    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
 }
 
 /* pivot auto: rbt from rbt_min_n(), else partial; factor auto: FP64 without
