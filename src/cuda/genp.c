@@ -5,6 +5,9 @@
  * the GEMMs' and the diagonal pieces'. Used on the butterfly-transformed
  * matrix of the mixed solver (LS_PIVOT_RBT), where interchanges are not
  * needed with high probability and refinement catches the rest. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cuda_backend.h"
 #include "genp.h"
 #include "k_rbt.h"

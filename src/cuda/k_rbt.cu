@@ -125,6 +125,29 @@ __global__ void __launch_bounds__(GENP_THREADS) k_genp_block(int nb, T *A, int l
         A[e % nb + (size_t)(e / nb) * lda] = S[e % nb + (e / nb) * ld];
 }
 
+template <typename T>
+__global__ void k_eye(int n, T *A, int lda)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        A[i + (size_t)j * lda] = i == j ? (T)1 : (T)0;
+}
+
+template <typename T>
+static cudaError_t eye(int n, T *A, int lda, cudaStream_t s)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    dim3 g((unsigned)((n + 255) / 256), (unsigned)(n < 65535 ? n : 65535));
+    k_eye<T><<<g, 256, 0, s>>>(n, A, lda);
+    return cudaGetLastError();
+}
+
+extern "C" LSK_EYE_SIG(double, d) { return eye<double>(n, A, lda, s); }
+extern "C" LSK_EYE_SIG(float, s) { return eye<float>(n, A, lda, s); }
+
 __global__ void k_identity_pivots(int n, int *ipiv)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
