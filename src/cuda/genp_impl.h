@@ -32,11 +32,12 @@ done:
     return st;
 }
 
-/* L21 = A21 U11^-1 and U12 = L11^-1 A12 with cuBLAS trsm (inv 0), or as
- * GEMMs with the diagonal block's triangles inverted first (inv 1: trsm on
- * the identity, jb x jb): on the H100 cuBLAS trsm on these shapes ran at a
- * fraction of DGEMM's rate, a quarter of the factorization at n = 16384
- * (bench/notes/mixed-cuda.md). W holds jb x jb twice and T, (n - jb) x jb. */
+/* L21 = A21 U11^-1 and U12 = L11^-1 A12 with cuBLAS trsm (W NULL), or as
+ * GEMMs with the diagonal block's triangles inverted first (W: jb x jb
+ * twice and T, (n - jb) x jb). Measured on the H100 (bench/notes/
+ * mixed-cuda.md): the inverses cost accuracy (4 refinement steps where trsm
+ * needed none, one fallback at 32768) and saved no time, so trsm is the
+ * default and LS_CUDA_GENP_TRSM=inverse the trial. */
 static int FN(gp_offdiag)(ls_cuda_ctx *c, REAL *A, int lda, int n, int j0, int jb, REAL *W,
                           char *err, size_t errlen)
 {
@@ -79,9 +80,9 @@ int FN(lsc_genp_lu)(ls_cuda_ctx *c, int n, REAL *A, int lda, int nb, int *d_ipiv
     cublasHandle_t h = c->blas;
     const REAL one = 1, minus = -1;
     REAL *W = NULL;
-    /* LS_CUDA_GENP_TRSM=cublas: cuBLAS trsm for the off-diagonal blocks (for measuring) */
+    /* LS_CUDA_GENP_TRSM=inverse: the off-diagonal blocks by inverted triangles (a trial) */
     const char *e = getenv("LS_CUDA_GENP_TRSM");
-    if (nb < n && !(e && !strcmp(e, "cublas")))
+    if (nb < n && e && !strcmp(e, "inverse"))
         LSC_TRY(lsc_tmp_alloc(c, (void **)&W, (2 * (size_t)nb + (size_t)n) * (size_t)nb *
                                                   sizeof(REAL), err, errlen));
     for (int j0 = 0; j0 < n; j0 += nb) {
