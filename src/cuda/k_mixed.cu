@@ -289,6 +289,20 @@ __global__ void k_mx_split(int kind, int m, int n, const float *S, int lds, floa
     }
 }
 
+__global__ void k_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
+                            size_t part, int lo_at)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        float x = S[i + (size_t)j * lds], h = mx_tf32(x), l = mx_tf32(x - h);
+        size_t at = i + (size_t)j * ldo;
+        for (int p = 0; p < 3; p++)
+            out[at + (size_t)p * part] = p == lo_at ? l : h;
+    }
+}
+
 __global__ void k_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *out)
 {
     __shared__ unsigned part[MX_THREADS];
@@ -497,5 +511,14 @@ extern "C" cudaError_t lsk_mx_nrm2_scale(int n, double *v, double *d_out, cudaSt
     if (n <= 0)
         return cudaMemsetAsync(d_out, 0, sizeof *d_out, s);
     k_mx_nrm2_scale<<<1, MX_NRM2_THREADS, 0, s>>>(n, v, d_out);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lsk_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
+                                     size_t part, int lo_at, cudaStream_t s)
+{
+    if (m <= 0 || n <= 0)
+        return cudaSuccess;
+    k_mx_split3<<<grid_2d(m, n), MX_THREADS, 0, s>>>(m, n, S, lds, out, ldo, part, lo_at);
     return cudaGetLastError();
 }

@@ -59,6 +59,14 @@ cudaError_t lsk_mx_fold_panel(int k0, int k1, int *d_ipiv, const int *d_pinfo, i
  * hi and lo are packed m x n (ld m). */
 cudaError_t lsk_mx_split(int kind, int m, int n, const float *S, int lds, float scale, void *hi,
                          void *lo, cudaStream_t s);
+/* The split-TF32 operands of one GEMM with k tripled: S (m x n, FP32)
+ * becomes three parts of tf32 values at out + p * part (ld ldo), the low
+ * part (S - hi) at part index lo_at and the high part at the other two.
+ * L = [lo hi hi] (lo_at 0, parts side by side) and U = [hi; lo; hi]
+ * (lo_at 1, parts stacked) make L U = lo*hi + hi*lo + hi*hi. */
+cudaError_t lsk_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
+                          size_t part, int lo_at, cudaStream_t s);
+
 /* *d_max = max |S(i,j)| over an m x n FP32 block, as float bits (caller zeroes). */
 cudaError_t lsk_mx_absmax_f(int m, int n, const float *S, int lds, unsigned *d_max,
                             cudaStream_t s);

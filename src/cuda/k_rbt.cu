@@ -155,30 +155,6 @@ __global__ void k_identity_pivots(int n, int *ipiv)
         ipiv[i] = i + 1;
 }
 
-/* x rounded to TF32 (10 explicit mantissa bits), ties away from zero. */
-__device__ static float rbt_tf32(float x)
-{
-    unsigned u = __float_as_uint(x);
-    if ((u & 0x7f800000u) == 0x7f800000u)
-        return x; /* Inf, NaN */
-    u = (u + 0x1000u) & 0xffffe000u;
-    return __uint_as_float(u);
-}
-
-__global__ void k_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
-                            size_t part, int lo_at)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m)
-        return;
-    for (int j = blockIdx.y; j < n; j += gridDim.y) {
-        float x = S[i + (size_t)j * lds], h = rbt_tf32(x), l = rbt_tf32(x - h);
-        size_t at = i + (size_t)j * ldo;
-        for (int p = 0; p < 3; p++)
-            out[at + (size_t)p * part] = p == lo_at ? l : h;
-    }
-}
-
 static dim3 grid_2d(int m, int n, int threads)
 {
     unsigned gx = (unsigned)((m + threads - 1) / threads);
@@ -258,14 +234,5 @@ extern "C" cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s)
     if (n <= 0)
         return cudaSuccess;
     k_identity_pivots<<<(n + 255) / 256, 256, 0, s>>>(n, d_ipiv);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t lsk_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
-                                     size_t part, int lo_at, cudaStream_t s)
-{
-    if (m <= 0 || n <= 0)
-        return cudaSuccess;
-    k_mx_split3<<<grid_2d(m, n, 256), 256, 0, s>>>(m, n, S, lds, out, ldo, part, lo_at);
     return cudaGetLastError();
 }

@@ -1,8 +1,7 @@
 /* Kernels of the mixed solver's LU without interchanges (k_rbt.cu): the
  * random butterfly transform (core/rbt.h) of A and of vectors, the small
- * diagonal-block LU, identity pivots and the operands of the one-GEMM
- * split-TF32 update. All are launched on stream s and return the launch's
- * error. */
+ * diagonal-block LU, the identity matrix and identity pivots. All are
+ * launched on stream s and return the launch's error. */
 #ifndef LS_CUDA_K_RBT_H
 #define LS_CUDA_K_RBT_H
 
@@ -43,14 +42,6 @@ LSK_EYE_SIG(double, d);
 LSK_EYE_SIG(float, s);
 /* ipiv[i] = i + 1 for i < n: no interchanges, in LAPACK's terms. */
 cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s);
-
-/* The split-TF32 operands of one GEMM with k tripled: S (m x n, FP32)
- * becomes three parts of tf32 values at out + p * part (ld ldo), the low
- * part (S - hi) at part index lo_at and the high part at the other two.
- * L = [lo hi hi] (lo_at 0, part = m ldo... columns) and U = [hi; lo; hi]
- * (lo_at 1, rows) make L U = lo*hi + hi*lo + hi*hi. */
-cudaError_t lsk_mx_split3(int m, int n, const float *S, int lds, float *out, int ldo,
-                          size_t part, int lo_at, cudaStream_t s);
 
 #ifdef __cplusplus
 }
