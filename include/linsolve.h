@@ -694,6 +694,30 @@ typedef struct ls_csr_direct_cost {
 LS_API int ls_csr_direct_estimate(const ls_csr *A, ls_csr_direct_cost *cost, char *err,
                                   size_t errlen);
 
+/**
+ * ls_csr_solve_iter on a context's backend. CPU (or ctx NULL): the same as
+ * ls_csr_solve_iter. CUDA: the equilibration, permutation and preconditioner
+ * factors are made on the host exactly as there, and the iteration runs on
+ * the device (cuSPARSE SpMV and triangular solves, cuBLAS); x comes back to
+ * the host. Other backends: LS_EUNSUPPORTED naming the backend. Statuses as
+ * ls_csr_solve_iter's, plus LS_EDEVMEM and LS_EDEVICE (ls_context_error).
+ */
+LS_API int ls_csr_solve_iter_ctx(ls_context *ctx, const ls_csr *A, const double *b, double *x,
+                                 const ls_iter_options *opt, ls_iter_report *rep, char *err,
+                                 size_t errlen);
+
+/**
+ * ls_csr_solve_direct on a context's backend. CPU (or ctx NULL): UMFPACK.
+ * CUDA: NVIDIA cuDSS when the CUDA backend was built with it, else
+ * LS_EUNSUPPORTED ("unsupported: ... built without cuDSS"). Statuses and the
+ * report as ls_csr_solve_direct's (rcond is not estimated on CUDA: NaN).
+ */
+LS_API int ls_csr_solve_direct_ctx(ls_context *ctx, const ls_csr *A, int nrhs, const double *B,
+                                   int64_t ldb, double *X, int64_t ldx,
+                                   ls_csr_direct_report *rep, char *err, size_t errlen);
+/** 1 when ls_csr_solve_direct_ctx can run on ctx's backend (ctx NULL: the CPU's UMFPACK). */
+LS_API int ls_csr_direct_available_ctx(ls_context *ctx);
+
 /** ||A||inf (largest absolute row sum) of a CSR matrix. */
 LS_API double ls_csr_norm_inf(const ls_csr *A);
 /** max over columns of ||B-AX||inf / (n ||A||inf ||X||inf eps), on CSR in O(nnz * nrhs). */

@@ -22,14 +22,17 @@ extern "C" {
 
 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open; 5: the
  * core services passed to the entry points, the typed perf table, the
- * ls_plugin_abi symbol checked before anything else is called */
-#define LS_PLUGIN_ABI 6
+ * ls_plugin_abi symbol checked before anything else is called; 6: pivot
+ * choices in the mixed problem; 7: the sparse slots */
+#define LS_PLUGIN_ABI 7
 #define LS_ERRLEN 512
 
 struct ls_mixed_problem; /* core/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
 struct ls_perf_iface;  /* core/perf.h */
+struct ls_krylov_sys;  /* cpu/krylov_csr.h */
+struct ls_kr_ops;
 
 /* One dense solve handed to a backend. A and B are host arrays in the
  * working precision (float or double per prec), column-major. The backend
@@ -138,6 +141,22 @@ typedef struct ls_backend_iface {
      * with job->device, device arrays. NULL -> host arrays run on the CPU
      * fallback, device arrays are LS_EUNSUPPORTED. */
     int (*batched)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
+
+    /* optional, both or neither: the sparse Krylov methods' vector
+     * operations on the device (cpu/krylov_csr.h), over a system the core
+     * has prepared on the host (equilibrated, permuted, preconditioner
+     * factors made): open copies it to the device and fills *ops; close
+     * releases ops->ctx. NULL -> ls_csr_solve_iter_ctx is LS_EUNSUPPORTED. */
+    int (*csr_krylov_open)(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_ops *ops,
+                           char *err, size_t errlen);
+    void (*csr_krylov_close)(void *ops_ctx);
+
+    /* optional: a sparse direct solve of host CSR and host B, X (as
+     * ls_csr_solve_direct; arguments checked by the core). NULL ->
+     * ls_csr_solve_direct_ctx is LS_EUNSUPPORTED. */
+    int (*csr_direct)(void *bctx, const ls_csr *A, int nrhs, const double *B, int64_t ldb,
+                      double *X, int64_t ldx, ls_csr_direct_report *rep, char *err,
+                      size_t errlen);
 } ls_backend_iface;
 
 /* What the core lends a plugin: the services a backend needs besides its

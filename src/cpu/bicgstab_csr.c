@@ -6,10 +6,8 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
 #include "krylov_csr.h"
 
 /* The recurrence threshold that stands for s->tol on the true residual:
@@ -24,99 +22,88 @@ static double next_threshold(const ls_krylov_sys *s, double plain, double truth)
 
 /* The recurrence says converged: check the true residual (left in r). 1:
  * it holds; 0: go on with the recurrence's norm and a corrected threshold. */
-static int truth_holds(const ls_krylov_sys *s, const double *x, double *r, ls_krylov_out *o,
-                       double *rnorm, double *itol)
+static int truth_holds(const ls_krylov_sys *s, const ls_kr_ops *ops, const double *x, double *r,
+                       ls_krylov_out *o, double *rnorm, double *itol)
 {
-    o->truth = ls_kr_residual(s, x, r);
+    o->truth = ops->residual(ops->ctx, x, r);
     if (o->truth <= s->tol)
         return 1;
-    *rnorm = sqrt(ls_kr_dot(s->n, r, r));
+    *rnorm = sqrt(ops->dot(ops->ctx, r, r));
     *itol = next_threshold(s, *rnorm, o->truth);
     return 0;
 }
 
-int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
+int ls_csr_bicgstab_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x,
+                        ls_krylov_out *o)
 {
-    int64_t n = s->n;
+    void *c = ops->ctx;
     memset(o, 0, sizeof *o);
-    double *w = ls_malloc(sizeof(double) * 8 * (size_t)(n ? n : 1));
+    double *w = ops->alloc(c, 8);
     if (!w) {
         snprintf(o->msg, sizeof o->msg, "cannot allocate BiCGStab workspace");
         return LS_ENOMEM;
     }
+    int64_t n = ops->n;
     double *r = w, *rhat = w + n, *p = w + 2 * n, *v = w + 3 * n, *sv = w + 4 * n;
     double *t = w + 5 * n, *phat = w + 6 * n, *shat = w + 7 * n;
     int st = LS_NOT_CONVERGED;
-    o->truth = ls_kr_residual(s, x, r);
+    o->truth = ops->residual(c, x, r);
     if (o->truth <= s->tol) {
         st = 0;
         goto done;
     }
-    double rnorm = sqrt(ls_kr_dot(n, r, r));
+    double rnorm = sqrt(ops->dot(c, r, r));
     double itol = next_threshold(s, rnorm, o->truth);
     double rho0 = 1, alpha = 1, omega0 = 1;
     int restarted_at = 0, since_restart = 0;
-    memcpy(rhat, r, sizeof(double) * (size_t)n);
-    memset(p, 0, sizeof(double) * (size_t)n);
-    memset(v, 0, sizeof(double) * (size_t)n);
+    ops->axpby(c, 1.0, r, 0.0, rhat);
+    ops->zero(c, p);
+    ops->zero(c, v);
     for (int it = 1; it <= s->max_iter; it++) {
         o->iterations = it;
         since_restart++;
         const char *what = NULL;
         double bad = 0;
-        double rho = ls_kr_dot(n, rhat, r);
+        double rho = ops->dot(c, rhat, r);
         if (ls_kr_bad(rho)) {
             what = "rho = (r_hat . r)", bad = rho;
             goto breakdown;
         }
         double beta = (rho / rho0) * (alpha / omega0);
-#pragma omp parallel for schedule(static) if (n > 50000)
-        for (int64_t i = 0; i < n; i++)
-            p[i] = r[i] + beta * (p[i] - omega0 * v[i]);
-        ls_csr_precond_apply(s->P, p, phat);
-        ls_kr_spmv(s->A, phat, v);
-        double rv = ls_kr_dot(n, rhat, v);
+        ops->bicg_direction(c, beta, omega0, r, v, p);
+        ops->precond(c, p, phat);
+        ops->spmv(c, phat, v);
+        double rv = ops->dot(c, rhat, v);
         if (ls_kr_bad(rv)) {
             what = "(r_hat . v)", bad = rv;
             goto breakdown;
         }
         alpha = rho / rv;
-#pragma omp parallel for schedule(static) if (n > 50000)
-        for (int64_t i = 0; i < n; i++)
-            sv[i] = r[i] - alpha * v[i];
-        double snorm = sqrt(ls_kr_dot(n, sv, sv));
+        ops->waxpby(c, 1.0, r, -alpha, v, sv);
+        double snorm = sqrt(ops->dot(c, sv, sv));
         if (snorm <= itol) {
             /* Half step already converged: x += alpha phat, then the truth. */
-#pragma omp parallel for schedule(static) if (n > 50000)
-            for (int64_t i = 0; i < n; i++)
-                x[i] += alpha * phat[i];
-            if (truth_holds(s, x, r, o, &rnorm, &itol)) {
+            ops->axpby(c, alpha, phat, 1.0, x);
+            if (truth_holds(s, ops, x, r, o, &rnorm, &itol)) {
                 st = 0;
                 goto done;
             }
             goto restart;
         }
-        ls_csr_precond_apply(s->P, sv, shat);
-        ls_kr_spmv(s->A, shat, t);
-        double tt = ls_kr_dot(n, t, t);
-        double omega = tt > 0 ? ls_kr_dot(n, t, sv) / tt : 0;
+        ops->precond(c, sv, shat);
+        ops->spmv(c, shat, t);
+        double tt = ops->dot(c, t, t);
+        double omega = tt > 0 ? ops->dot(c, t, sv) / tt : 0;
         if (ls_kr_bad(omega)) {
             what = "omega", bad = omega;
             goto breakdown;
         }
-        double rr = 0;
-#pragma omp parallel for reduction(+ : rr) schedule(static) if (n > 50000)
-        for (int64_t i = 0; i < n; i++) {
-            x[i] += alpha * phat[i] + omega * shat[i];
-            r[i] = sv[i] - omega * t[i];
-            rr += r[i] * r[i];
-        }
-        rnorm = sqrt(rr);
+        rnorm = sqrt(ops->bicg_update(c, alpha, omega, phat, shat, sv, t, x, r));
         if (!isfinite(rnorm)) {
             what = "the residual norm", bad = rnorm;
             goto breakdown;
         }
-        if (rnorm <= itol && truth_holds(s, x, r, o, &rnorm, &itol)) {
+        if (rnorm <= itol && truth_holds(s, ops, x, r, o, &rnorm, &itol)) {
             st = 0;
             goto done;
         }
@@ -127,7 +114,7 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
         /* One fresh start from the true residual (a new shadow vector) is
          * worth a try if the last one made progress; a second breakdown
          * right after it is reported. */
-        o->truth = ls_kr_residual(s, x, r);
+        o->truth = ops->residual(c, x, r);
         if (o->truth <= s->tol) {
             st = 0;
             goto done;
@@ -140,17 +127,17 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             st = LS_BREAKDOWN;
             goto done;
         }
-        rnorm = sqrt(ls_kr_dot(n, r, r));
+        rnorm = sqrt(ops->dot(c, r, r));
         itol = next_threshold(s, rnorm, o->truth);
     restart:
         restarted_at = it;
         since_restart = 0;
         rho0 = 1, alpha = 1, omega0 = 1;
-        memcpy(rhat, r, sizeof(double) * (size_t)n);
-        memset(p, 0, sizeof(double) * (size_t)n);
-        memset(v, 0, sizeof(double) * (size_t)n);
+        ops->axpby(c, 1.0, r, 0.0, rhat);
+        ops->zero(c, p);
+        ops->zero(c, v);
     }
-    o->truth = ls_kr_residual(s, x, r);
+    o->truth = ops->residual(c, x, r);
     if (o->truth <= s->tol) {
         st = 0;
         goto done;
@@ -160,6 +147,6 @@ done:
     if (st == 0)
         snprintf(o->msg, sizeof o->msg, "BiCGStab converged in %d iterations (true residual)",
                  o->iterations);
-    free(w);
+    ops->release(c, w);
     return st;
 }

@@ -11,37 +11,34 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
 #include "krylov_csr.h"
 
-enum { CG_PAR = 50000 };
-
-int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
+int ls_csr_cg_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o)
 {
-    int64_t n = s->n;
+    void *c = ops->ctx;
     memset(o, 0, sizeof *o);
-    double *w = ls_malloc(sizeof(double) * 4 * (size_t)(n ? n : 1));
+    double *w = ops->alloc(c, 4);
     if (!w) {
         snprintf(o->msg, sizeof o->msg, "cannot allocate CG workspace");
         return LS_ENOMEM;
     }
+    int64_t n = ops->n;
     double *r = w, *z = w + n, *p = w + 2 * n, *q = w + 3 * n;
     int st = LS_NOT_CONVERGED, fresh = 1;
     double rz = 0, itol = s->tol;
-    o->truth = ls_kr_residual(s, x, r);
+    o->truth = ops->residual(c, x, r);
     for (int it = 1; it <= s->max_iter && o->truth > s->tol; it++) {
         o->iterations = it;
         if (fresh) {
             /* Start (or restart from the true residual): p = z = M^-1 r. The
              * recurrence threshold stands for s->tol on the caller's norm. */
-            ls_csr_precond_apply(s->P, r, z);
-            rz = ls_kr_dot(n, r, z);
-            double plain = sqrt(ls_kr_dot(n, r, r));
+            ops->precond(c, r, z);
+            rz = ops->dot(c, r, z);
+            double plain = sqrt(ops->dot(c, r, r));
             itol = o->truth > 0 && plain > 0 ? 0.9 * s->tol * plain / o->truth : s->tol;
-            memcpy(p, z, sizeof(double) * (size_t)n);
+            ops->axpby(c, 1.0, z, 0.0, p);
             fresh = 0;
         }
         const char *what = NULL;
@@ -50,30 +47,24 @@ int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             what = "r . M^-1 r (the preconditioner is not positive definite)", bad = rz;
             goto breakdown;
         }
-        ls_kr_spmv(s->A, p, q);
-        double pq = ls_kr_dot(n, p, q);
+        ops->spmv(c, p, q);
+        double pq = ops->dot(c, p, q);
         if (!(pq > 0) || !isfinite(pq)) {
             what = "p . A p (A is not positive definite)", bad = pq;
             goto breakdown;
         }
-        double alpha = rz / pq, rr = 0;
-#pragma omp parallel for reduction(+ : rr) schedule(static) if (n > CG_PAR)
-        for (int64_t i = 0; i < n; i++) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * q[i];
-            rr += r[i] * r[i];
-        }
+        double alpha = rz / pq, rr = ops->cg_update(c, alpha, p, q, x, r);
         if (!isfinite(rr)) {
             what = "the residual norm", bad = rr;
             goto breakdown;
         }
         if (sqrt(rr) <= itol) {
-            o->truth = ls_kr_residual(s, x, r);
+            o->truth = ops->residual(c, x, r);
             fresh = 1; /* not there yet: go on from the true residual */
             continue;
         }
-        ls_csr_precond_apply(s->P, r, z);
-        double rz_new = ls_kr_dot(n, r, z), zq = ls_kr_dot(n, z, q);
+        ops->precond(c, r, z);
+        double rz_new = ops->dot(c, r, z), zq = ops->dot(c, z, q);
         /* r_new - r_old = -alpha q */
         double beta = -alpha * zq / rz;
         if (!isfinite(beta)) {
@@ -81,12 +72,10 @@ int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             goto breakdown;
         }
         rz = rz_new;
-#pragma omp parallel for schedule(static) if (n > CG_PAR)
-        for (int64_t i = 0; i < n; i++)
-            p[i] = z[i] + beta * p[i];
+        ops->axpby(c, 1.0, z, beta, p);
         continue;
     breakdown:
-        o->truth = ls_kr_residual(s, x, r);
+        o->truth = ops->residual(c, x, r);
         if (o->truth <= s->tol)
             break;
         o->breakdown = 1;
@@ -102,6 +91,6 @@ int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
         snprintf(o->msg, sizeof o->msg, "CG did not converge in %d iterations", s->max_iter);
     }
 done:
-    free(w);
+    ops->release(c, w);
     return st;
 }

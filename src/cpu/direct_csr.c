@@ -84,8 +84,8 @@ double ls_csr_scaled_residual(const ls_csr *A, int nrhs, const double *B, int64_
 
 /* What UMFPACK needs: square, row_ptr 0..nnz non-decreasing, columns in
  * range and strictly increasing within a row, values finite. */
-static int check_input(const ls_csr *A, int nrhs, const double *B, int64_t ldb, const double *X,
-                       int64_t ldx, char *msg, size_t len)
+int ls_csr_direct_check(const ls_csr *A, int nrhs, const double *B, int64_t ldb, const double *X,
+                        int64_t ldx, char *msg, size_t len)
 {
     if (!A || !A->row_ptr || A->nnz < 0 || (A->nnz > 0 && (!A->col_idx || !A->val))) {
         snprintf(msg, len, "A is NULL or has no arrays");
@@ -278,7 +278,7 @@ int ls_csr_direct_estimate(const ls_csr *A, ls_csr_direct_cost *cost, char *err,
     return LS_EUNSUPPORTED;
 #else
     char msg[256];
-    int st = check_input(A, 0, NULL, A ? A->n_rows : 0, NULL, A ? A->n_rows : 0, msg,
+    int st = ls_csr_direct_check(A, 0, NULL, A ? A->n_rows : 0, NULL, A ? A->n_rows : 0, msg,
                          sizeof msg);
     if (st) {
         put(err, errlen, msg);
@@ -331,12 +331,12 @@ int ls_csr_solve_direct(const ls_csr *A, int nrhs, const double *B, int64_t ldb,
     rep->residual = NAN;
     rep->rcond = NAN;
 #ifndef LS_HAVE_UMFPACK
-    (void)check_input;
+    
     snprintf(rep->message, sizeof rep->message, "unsupported: built without UMFPACK");
     put(err, errlen, rep->message);
     return LS_EUNSUPPORTED;
 #else
-    int st = check_input(A, nrhs, B, ldb, X, ldx, rep->message, sizeof rep->message);
+    int st = ls_csr_direct_check(A, nrhs, B, ldb, X, ldx, rep->message, sizeof rep->message);
     if (st == 0)
         st = solve_umfpack(A, nrhs, B, ldb, X, ldx, rep);
     if (st != 0) {

@@ -1,6 +1,6 @@
 /*
  * Restarted, right-preconditioned GMRES(m) on CSR: Arnoldi on A M^-1 with
- * modified Gram-Schmidt and Givens rotations. Memory is (m + 1) n for the
+ * Gram-Schmidt (the ops' orthogonalize: modified on the host) and Givens rotations. Memory is (m + 1) n for the
  * basis plus two work vectors; each cycle ends with x += M^-1 V y and a
  * true residual, which is what decides convergence.
  */
@@ -12,26 +12,32 @@
 #include "core/util.h"
 #include "krylov_csr.h"
 
-int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
+int ls_csr_gmres_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o)
 {
-    int64_t n = s->n;
+    void *c = ops->ctx;
     int m = s->restart;
     memset(o, 0, sizeof *o);
-    size_t nv = (size_t)(n ? n : 1);
-    double *V = ls_malloc(sizeof(double) * nv * (size_t)(m + 1));
-    double *r = ls_malloc(sizeof(double) * nv * 2);
-    double *H = ls_malloc(sizeof(double) * ((size_t)(m + 1) * m + 4 * (size_t)(m + 1)));
+    double *V = ops->alloc(c, (size_t)m + 1);
+    double *r = ops->alloc(c, 2);
+    double *H = ls_malloc(sizeof(double) * ((size_t)(m + 1) * m + 5 * (size_t)(m + 1)));
     if (!V || !r || !H) {
-        free(V), free(r), free(H);
+        if (V)
+            ops->release(c, V);
+        if (r)
+            ops->release(c, r);
+        free(H);
         snprintf(o->msg, sizeof o->msg, "cannot allocate GMRES(%d) workspace", m);
         return LS_ENOMEM;
     }
+    const int64_t n = ops->n;
     double *z = r + n;
     double *cs = H + (size_t)(m + 1) * m, *sn = cs + (m + 1), *g = sn + (m + 1), *y = g + (m + 1);
+    double *h = y + (m + 1);
 #define HH(i, j) H[(i) + (size_t)(j) * (m + 1)]
+#define VCOL(j) (V + (size_t)(j) * (size_t)n)
     int st = LS_NOT_CONVERGED;
-    o->truth = ls_kr_residual(s, x, r);
-    double beta = sqrt(ls_kr_dot(n, r, r));
+    o->truth = ops->residual(c, x, r);
+    double beta = sqrt(ops->dot(c, r, r));
     double itol = s->tol;
     if (o->truth > 0 && beta > 0)
         itol = 0.9 * s->tol * (beta / o->truth);
@@ -44,27 +50,19 @@ int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             st = LS_BREAKDOWN;
             goto done;
         }
-        double inv = 1.0 / beta;
-#pragma omp parallel for schedule(static) if (n > 50000)
-        for (int64_t i = 0; i < n; i++)
-            V[i] = r[i] * inv;
+        ops->axpby(c, 1.0 / beta, r, 0.0, VCOL(0));
         memset(g, 0, sizeof(double) * (size_t)(m + 1));
         g[0] = beta;
         int k = 0;
         for (int j = 0; j < m && its < s->max_iter; j++) {
             its++;
-            double *w = V + (size_t)(j + 1) * nv;
-            ls_csr_precond_apply(s->P, V + (size_t)j * nv, z);
-            ls_kr_spmv(s->A, z, w);
-            for (int i = 0; i <= j; i++) {
-                const double *vi = V + (size_t)i * nv;
-                double h = ls_kr_dot(n, w, vi);
-                HH(i, j) = h;
-#pragma omp parallel for schedule(static) if (n > 50000)
-                for (int64_t q = 0; q < n; q++)
-                    w[q] -= h * vi[q];
-            }
-            double hn = sqrt(ls_kr_dot(n, w, w));
+            double *w = VCOL(j + 1);
+            ops->precond(c, VCOL(j), z);
+            ops->spmv(c, z, w);
+            ops->orthogonalize(c, V, j + 1, w, h);
+            for (int i = 0; i <= j; i++)
+                HH(i, j) = h[i];
+            double hn = sqrt(ops->dot(c, w, w));
             HH(j + 1, j) = hn;
             for (int i = 0; i < j; i++) {
                 double a = HH(i, j), b = HH(i + 1, j);
@@ -89,17 +87,14 @@ int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             }
             if (hn == 0 || est <= itol)
                 break; /* exact in this subspace, or the estimate says done */
-            double hinv = 1.0 / hn;
-#pragma omp parallel for schedule(static) if (n > 50000)
-            for (int64_t q = 0; q < n; q++)
-                w[q] *= hinv;
+            ops->axpby(c, 1.0 / hn, w, 0.0, w);
         }
         /* y = H(0:k,0:k)^-1 g; a zero on U's diagonal means A M^-1 is singular
          * on the Krylov space. */
         for (int i = k - 1; i >= 0; i--) {
             double sum = g[i];
-            for (int c = i + 1; c < k; c++)
-                sum -= HH(i, c) * y[c];
+            for (int q = i + 1; q < k; q++)
+                sum -= HH(i, q) * y[q];
             if (HH(i, i) == 0) {
                 o->breakdown = 1;
                 snprintf(o->msg, sizeof o->msg,
@@ -110,19 +105,11 @@ int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
             y[i] = sum / HH(i, i);
         }
         /* r = V y (r is free until the true residual), z = M^-1 r, x += z. */
-#pragma omp parallel for schedule(static) if (n > 50000)
-        for (int64_t q = 0; q < n; q++) {
-            double sum = 0;
-            for (int i = 0; i < k; i++)
-                sum += V[(size_t)i * nv + q] * y[i];
-            r[q] = sum;
-        }
-        ls_csr_precond_apply(s->P, r, z);
-#pragma omp parallel for schedule(static) if (n > 50000)
-        for (int64_t q = 0; q < n; q++)
-            x[q] += z[q];
-        o->truth = ls_kr_residual(s, x, r);
-        beta = sqrt(ls_kr_dot(n, r, r));
+        ops->combine(c, V, k, y, r);
+        ops->precond(c, r, z);
+        ops->axpby(c, 1.0, z, 1.0, x);
+        o->truth = ops->residual(c, x, r);
+        beta = sqrt(ops->dot(c, r, r));
         if (o->truth > s->tol && o->truth > 0 && beta > 0 && fabs(g[k]) <= itol)
             itol = 0.9 * s->tol * (beta / o->truth); /* estimate ran ahead of the truth */
         if (!isfinite(o->truth)) {
@@ -143,8 +130,9 @@ int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o)
                  s->max_iter);
     }
 #undef HH
+#undef VCOL
 done:
     o->iterations = its;
-    free(V), free(r), free(H);
+    ops->release(c, V), ops->release(c, r), free(H);
     return st;
 }

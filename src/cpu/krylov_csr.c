@@ -297,8 +297,58 @@ static int apply_mc64(const ls_csr *As, const double *b, double *x, ls_csr_colpe
 
 /* One attempt with the options as given; *used_mc64 says whether the
  * weighted matching was applied. */
+/* Where the iteration runs: the host (open NULL) or a backend's device. */
+typedef struct engine {
+    ls_kr_open_fn open;
+    ls_kr_close_fn close;
+    void *bctx;
+    const char *device;
+} engine;
+
+/* One method on the prepared system: on the host in x itself, on a device
+ * in a copy of x that comes back at the end. A device failure (recorded by
+ * the ops) outranks what the method made of the NaNs it then saw. */
+static int iterate(const ls_krylov_sys *sys, ls_iter_method m, double *x, ls_krylov_out *ko,
+                   const engine *eng, char *msg, size_t len)
+{
+    ls_kr_ops ops;
+    memset(ko, 0, sizeof *ko);
+    if (!eng->open)
+        ls_kr_host_ops(sys, &ops);
+    else {
+        int st = eng->open(eng->bctx, sys, &ops, msg, len);
+        if (st)
+            return st;
+    }
+    double *xv = eng->open ? ops.alloc(ops.ctx, 1) : x;
+    int st = LS_ENOMEM;
+    if (xv) {
+        if (xv != x)
+            ops.upload(ops.ctx, x, xv);
+        st = m == LS_ITER_GMRES ? ls_csr_gmres_run(sys, &ops, xv, ko)
+             : m == LS_ITER_CG  ? ls_csr_cg_run(sys, &ops, xv, ko)
+                                : ls_csr_bicgstab_run(sys, &ops, xv, ko);
+        if (xv != x) {
+            ops.download(ops.ctx, xv, x);
+            ops.release(ops.ctx, xv);
+        }
+    } else {
+        snprintf(ko->msg, sizeof ko->msg, "cannot allocate x");
+    }
+    int dev = ops.status(ops.ctx, msg, len);
+    if (eng->open) {
+        if (!dev && ko->msg[0]) {
+            size_t used = strlen(ko->msg);
+            snprintf(ko->msg + used, sizeof ko->msg - used, " on %s", eng->device);
+        }
+        eng->close(ops.ctx);
+    }
+    return dev ? dev : st;
+}
+
 static int solve_once(const ls_csr *A, const double *b, double *x, ls_iter_options o,
-                      ls_iter_report *rep, char *err, size_t errlen, int *used_mc64)
+                      ls_iter_report *rep, char *err, size_t errlen, int *used_mc64,
+                      const engine *eng)
 {
     memset(rep, 0, sizeof *rep);
     char msg[256] = "";
@@ -389,12 +439,11 @@ static int solve_once(const ls_csr *A, const double *b, double *x, ls_iter_optio
     ls_krylov_sys sys = {permuted ? &T.B : &As, bs ? bs : b, n, &P, rw, rep->rtol * bnorm,
                          o.max_iter, o.restart};
     ls_krylov_out ko;
-    st = o.method == LS_ITER_GMRES ? ls_csr_gmres_run(&sys, x, &ko)
-         : o.method == LS_ITER_CG  ? ls_csr_cg_run(&sys, x, &ko)
-                                   : ls_csr_bicgstab_run(&sys, x, &ko);
+    st = iterate(&sys, o.method, x, &ko, eng, msg, sizeof msg);
     rep->iterations = ko.iterations;
     rep->breakdown = ko.breakdown;
-    snprintf(msg, sizeof msg, "%s", ko.msg);
+    if (st != LS_EDEVMEM && st != LS_EDEVICE)
+        snprintf(msg, sizeof msg, "%s", ko.msg);
 unscale:
     if (permuted)
         ls_csr_colperm_from(&T, x);
@@ -456,6 +505,14 @@ out:
 int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
                       ls_iter_report *rep, char *err, size_t errlen)
 {
+    return ls_csr_solve_iter_on(A, b, x, opt, rep, err, errlen, NULL, NULL, NULL, "cpu");
+}
+
+int ls_csr_solve_iter_on(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
+                         ls_iter_report *rep, char *err, size_t errlen, ls_kr_open_fn open,
+                         ls_kr_close_fn close, void *bctx, const char *device)
+{
+    const engine eng = {open, close, bctx, device};
     ls_iter_options o;
     ls_iter_options_init(&o);
     if (opt)
@@ -471,7 +528,7 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
         if (x0)
             memcpy(x0, x, sizeof(double) * (size_t)n);
     }
-    int st = solve_once(A, b, x, o, rep, err, errlen, &used);
+    int st = solve_once(A, b, x, o, rep, err, errlen, &used, &eng);
     if (o.permute != LS_PERMUTE_AUTO || n == 0 || !used ||
         !(st == LS_NOT_CONVERGED || st == LS_BREAKDOWN || st == LS_ENONFINITE)) {
         free(x0);
@@ -491,7 +548,7 @@ int ls_csr_solve_iter(const ls_csr *A, const double *b, double *x, const ls_iter
     memcpy(x, x0, sizeof(double) * (size_t)n);
     o.permute = LS_PERMUTE_MAXTRANS;
     int used2 = 0;
-    int st2 = solve_once(A, b, x, o, rep, err, errlen, &used2);
+    int st2 = solve_once(A, b, x, o, rep, err, errlen, &used2, &eng);
     char note[sizeof rep->message];
     if (st2 == 0) {
         snprintf(note, sizeof note, "MC64 matching: no convergence in %d iterations; "

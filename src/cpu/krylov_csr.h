@@ -50,6 +50,10 @@ typedef struct ls_csr_colperm {
 /* row_ptr 0..nnz non-decreasing, columns in range and strictly increasing
  * within a row, values finite: LS_EINVAL / LS_ENONFINITE with a message. */
 int ls_csr_check(const ls_csr *A, char *msg, size_t len);
+/* A direct solve's arguments (square, n >= 1, nrhs >= 0, B and X set,
+ * ldb, ldx >= n, A as ls_csr_check, B finite): 0 or a status, message. */
+int ls_csr_direct_check(const ls_csr *A, int nrhs, const double *B, int64_t ldb, const double *X,
+                        int64_t ldx, char *msg, size_t len);
 int ls_csr_needs_transversal(const ls_csr *A);
 /* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
  * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */
@@ -106,11 +110,70 @@ typedef struct ls_krylov_out {
     char msg[200];
 } ls_krylov_out;
 
-/* Each returns 0, LS_NOT_CONVERGED, LS_BREAKDOWN or LS_ENOMEM; x: in guess, out iterate. */
-int ls_csr_bicgstab_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
-int ls_csr_gmres_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
+/* The vector operations the Krylov methods are written in, so that one
+ * algorithm runs on the host (ls_kr_host_ops) or on a device (a backend's
+ * csr_krylov_open). Vectors are n doubles in the ops' own memory; scalars
+ * come back to the host. An op that fails on a device records it (status)
+ * and returns NaN where it returns a value, which the methods treat as a
+ * breakdown; the caller then reports the recorded status. */
+typedef struct ls_kr_ops {
+    void *ctx;
+    int64_t n;
+    double *(*alloc)(void *ctx, size_t count); /* count * n doubles, contiguous; NULL: none */
+    void (*release)(void *ctx, double *v);
+    void (*upload)(void *ctx, const double *host, double *v);   /* n values */
+    void (*download)(void *ctx, const double *v, double *host); /* n values */
+    void (*spmv)(void *ctx, const double *x, double *y);        /* y = A x */
+    void (*precond)(void *ctx, const double *r, double *z);     /* z = M^-1 r */
+    double (*dot)(void *ctx, const double *x, const double *y);
+    double (*residual)(void *ctx, const double *x, double *r);  /* r = b - A x; ||W r||2 */
+    void (*zero)(void *ctx, double *v);
+    void (*axpby)(void *ctx, double a, const double *x, double b, double *y); /* y = a x + b y;
+                                                                  b = 0: y = a x */
+    void (*waxpby)(void *ctx, double a, const double *x, double b, const double *y,
+                   double *w); /* w = a x + b y */
+    /* CG: x += alpha p, r -= alpha q; returns r . r */
+    double (*cg_update)(void *ctx, double alpha, const double *p, const double *q, double *x,
+                        double *r);
+    /* BiCGStab: p = r + beta (p - omega v) */
+    void (*bicg_direction)(void *ctx, double beta, double omega, const double *r,
+                           const double *v, double *p);
+    /* BiCGStab: x += alpha phat + omega shat, r = s - omega t; returns r . r */
+    double (*bicg_update)(void *ctx, double alpha, double omega, const double *phat,
+                          const double *shat, const double *s, const double *t, double *x,
+                          double *r);
+    /* GMRES: w := w - V h, h = the projections of w on the j1 orthonormal
+     * columns of V (leading dimension n), into h (host, j1 values) */
+    void (*orthogonalize)(void *ctx, const double *V, int j1, double *w, double *h);
+    /* GMRES: r = V y, k columns, y on the host */
+    void (*combine)(void *ctx, const double *V, int k, const double *y, double *r);
+    /* 0, or the failure recorded (LS_EDEVMEM, LS_EDEVICE) with its message */
+    int (*status)(void *ctx, char *msg, size_t len);
+} ls_kr_ops;
+
+/* The host's operations on s (ctx = s). */
+void ls_kr_host_ops(const ls_krylov_sys *s, ls_kr_ops *ops);
+
+/* Each returns 0, LS_NOT_CONVERGED, LS_BREAKDOWN or LS_ENOMEM; x (in the
+ * ops' memory): in guess, out iterate. tol, max_iter, restart from s. */
+int ls_csr_bicgstab_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x,
+                        ls_krylov_out *o);
+int ls_csr_gmres_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o);
 /* A and the preconditioner symmetric positive definite (else LS_BREAKDOWN). */
-int ls_csr_cg_run(const ls_krylov_sys *s, double *x, ls_krylov_out *o);
+int ls_csr_cg_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o);
+
+/* A backend's device operations on the prepared system s (its A, b,
+ * rweight and preconditioner P, host arrays read once here): 0 with *ops
+ * filled, or a status with a message; ops->ctx is released by close. */
+typedef int (*ls_kr_open_fn)(void *bctx, const ls_krylov_sys *s, ls_kr_ops *ops, char *err,
+                             size_t errlen);
+typedef void (*ls_kr_close_fn)(void *ops_ctx);
+
+/* ls_csr_solve_iter with the iteration on a backend's operations (open,
+ * close NULL: the host's). device names where it ran, for the report. */
+int ls_csr_solve_iter_on(const ls_csr *A, const double *b, double *x, const ls_iter_options *opt,
+                         ls_iter_report *rep, char *err, size_t errlen, ls_kr_open_fn open,
+                         ls_kr_close_fn close, void *bctx, const char *device);
 
 /* Shared vector kernels (OpenMP above a size where threads pay off). */
 void ls_kr_spmv(const ls_csr *A, const double *x, double *y);
