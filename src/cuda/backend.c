@@ -2,6 +2,7 @@
  * table the core dlopens, method dispatch and device information. */
 #include "core/methods.h"
 #include "batched_cuda.h"
+#include "sparse_cuda.h"
 #include "cuda_backend.h"
 #include "kernels.h"
 #include "mixed_cuda.h"
@@ -166,6 +167,11 @@ static const ls_backend_iface lsc_iface = {
     .gesv = lsc_gesv_host,
     .mixed_open = lsc_mixed_open, /* ls_dsgesv(_gpu) (mixed_cuda.c) */
     .batched = lsc_batched, /* ls_?*_batched(_gpu) (batched.c) */
+    .csr_krylov_open = lsc_csr_krylov_open, /* ls_csr_solve_iter_ctx (sparse_krylov.c) */
+    .csr_krylov_close = lsc_csr_krylov_close,
+#ifdef LS_HAVE_CUDSS
+    .csr_direct = lsc_csr_direct, /* ls_csr_solve_direct_ctx (sparse_direct.c) */
+#endif
 };
 
 LS_API int ls_plugin_open(const ls_core_services *core, int device,
