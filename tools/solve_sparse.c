@@ -40,6 +40,9 @@ typedef struct sparse_args {
     ls_iter_options iter;
     int precond_seen, equil_seen, max_iter_seen;
     double auto_memory, auto_flops; /* bytes, flops; <= 0: defaults */
+    ls_backend_kind backend;        /* CPU unless --backend says otherwise */
+    int device;
+    ls_context *ctx;                /* the backend's context (NULL: the CPU) */
 } sparse_args;
 
 static double wall(void)
@@ -79,6 +82,7 @@ static int parse(int argc, char **argv, sparse_args *a)
     const char *cmd = "solve";
     memset(a, 0, sizeof *a);
     ls_iter_options_init(&a->iter);
+    a->backend = LS_BACKEND_CPU;
     a->iter.method = LS_ITER_GMRES;
     a->iter.precond = LS_PRECOND_ILU0;
     a->iter.equilibrate = 1;
@@ -187,10 +191,22 @@ static int parse(int argc, char **argv, sparse_args *a)
         } else if (!strcmp(arg, "--backend")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)))
                 return -1;
-            if (strcmp(val, "cpu") && strcmp(val, "auto")) {
-                ls_cli_usage_error(cmd, "sparse input runs on the cpu backend only");
+            /* auto stays on the CPU: a GPU pays only for large systems,
+             * and the choice should be the caller's */
+            if (!strcmp(val, "auto") || !strcmp(val, "cpu"))
+                a->backend = LS_BACKEND_CPU;
+            else if (!strcmp(val, "cuda"))
+                a->backend = LS_BACKEND_CUDA;
+            else {
+                ls_cli_usage_error(cmd, "sparse input runs on the cpu or cuda backend, not '%s'",
+                                   val);
                 return -1;
             }
+        } else if (!strcmp(arg, "--device")) {
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_int(cmd, arg, val, 0, 1024, &iv) != 0)
+                return -1;
+            a->device = (int)iv;
         } else {
             ls_cli_usage_error(cmd, "option '%s' is not available on the sparse path "
                                     "(--format sparse)", arg);
@@ -274,6 +290,16 @@ static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_
     snprintf(krylov, sizeof krylov, "%s with %s (A %s)", spd ? "CG" : "GMRES",
              pc[a->iter.precond],
              spd ? "symmetric, positive diagonal" : "not symmetric with a positive diagonal");
+    if (a->ctx) { /* a GPU: its direct solver when it has one, else Krylov */
+        if (ls_csr_direct_available_ctx(a->ctx)) {
+            snprintf(why, len, "cuDSS sparse LU on the device (a Krylov method if it runs out "
+                               "of memory)");
+            return SM_DIRECT;
+        }
+        snprintf(why, len, "the %s backend has no sparse direct solver (built without cuDSS): %s",
+                 ls_backend_name(a->backend), krylov);
+        return spd ? SM_CG : SM_GMRES;
+    }
     if (!ls_csr_direct_available()) {
         snprintf(why, len, "built without UMFPACK: %s", krylov);
         return spd ? SM_CG : SM_GMRES;
@@ -295,7 +321,7 @@ static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_
 }
 
 /* Every column of B by ls_csr_solve_iter with o; describes the method. */
-static int solve_iter(const ls_csr *A, int nrhs, const double *B, double *X,
+static int solve_iter(ls_context *ctx, const ls_csr *A, int nrhs, const double *B, double *X,
                       ls_iter_options *o, int is_auto, char *method, size_t mlen, char *msg,
                       size_t msglen, int *its)
 {
@@ -309,8 +335,8 @@ static int solve_iter(const ls_csr *A, int nrhs, const double *B, double *X,
     int st = 0;
     *its = 0;
     for (int j = 0; j < nrhs && st == 0; j++) {
-        st = ls_csr_solve_iter(A, B + (size_t)j * (size_t)n, X + (size_t)j * (size_t)n, o, &rep,
-                               NULL, 0);
+        st = ls_csr_solve_iter_ctx(ctx, A, B + (size_t)j * (size_t)n, X + (size_t)j * (size_t)n,
+                                   o, &rep, NULL, 0);
         *its += rep.iterations;
         snprintf(msg, msglen, "%s (%d iterations)", rep.message, rep.iterations);
     }
@@ -369,15 +395,16 @@ static int run_sparse(const sparse_args *a, const char *why)
     t_choose = wall() - t0;
     if (sm == SM_DIRECT) {
         ls_csr_direct_report rep;
-        snprintf(method, sizeof method, "direct (UMFPACK sparse LU)%s",
+        snprintf(method, sizeof method, "direct (%s sparse LU)%s", a->ctx ? "cuDSS" : "UMFPACK",
                  a->method == SM_AUTO ? ", auto" : "");
-        st = ls_csr_solve_direct(&A, nrhs, B, n, X, n, &rep, NULL, 0);
+        st = ls_csr_solve_direct_ctx(a->ctx, &A, nrhs, B, n, X, n, &rep, NULL, 0);
         snprintf(msg, sizeof msg, "%s", rep.message);
-        if (st == LS_ENOMEM && a->method == SM_AUTO) {
+        if ((st == LS_ENOMEM || st == LS_EDEVMEM) && a->method == SM_AUTO) {
             /* the estimate was wrong, or memory is taken: O(nnz) instead */
             size_t used = strlen(auto_why);
             snprintf(auto_why + used, sizeof auto_why - used,
-                     "; UMFPACK ran out of memory, a Krylov method instead");
+                     "; %s ran out of memory, a Krylov method instead",
+                     a->ctx ? "cuDSS" : "UMFPACK");
             sm = spd_candidate(&A) ? SM_CG : SM_GMRES;
             memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
         }
@@ -388,8 +415,16 @@ static int run_sparse(const sparse_args *a, const char *why)
          * (IC(0): 895 at n = 10^6): the default cap would stop it there. */
         if (a->method == SM_AUTO && sm == SM_CG && !a->max_iter_seen)
             o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 4.0 * sqrt((double)n)));
+        /* On a GPU IC(0)'s triangular solves go level by level, one grid
+         * diagonal at a time: Jacobi's many more but parallel iterations win
+         * (bench/results/h100/sparse.csv). */
+        if (a->method == SM_AUTO && sm == SM_CG && a->ctx && !a->precond_seen) {
+            o.precond = LS_PRECOND_JACOBI;
+            if (!a->max_iter_seen)
+                o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 10.0 * sqrt((double)n)));
+        }
         o.method = sm == SM_BICGSTAB ? LS_ITER_BICGSTAB : sm == SM_CG ? LS_ITER_CG : LS_ITER_GMRES;
-        st = solve_iter(&A, nrhs, B, X, &o, a->method == SM_AUTO, method, sizeof method, msg,
+        st = solve_iter(a->ctx, &A, nrhs, B, X, &o, a->method == SM_AUTO, method, sizeof method, msg,
                         sizeof msg, &its);
         if (st == LS_BREAKDOWN && sm == SM_CG && a->method == SM_AUTO) {
             /* not positive definite after all: GMRES from scratch */
@@ -398,7 +433,7 @@ static int run_sparse(const sparse_args *a, const char *why)
             o.method = LS_ITER_GMRES;
             char first[160];
             snprintf(first, sizeof first, "%s broke down", method);
-            st = solve_iter(&A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
+            st = solve_iter(a->ctx, &A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
             size_t used = strlen(auto_why);
             snprintf(auto_why + used, sizeof auto_why - used, "; %s, GMRES instead", first);
         }
@@ -412,7 +447,7 @@ static int run_sparse(const sparse_args *a, const char *why)
             char first[160];
             snprintf(first, sizeof first, "%s: %s after %d iterations", method, ls_status_name(st),
                      its0);
-            st = solve_iter(&A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
+            st = solve_iter(a->ctx, &A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
             its += its0;
             size_t used = strlen(auto_why);
             snprintf(auto_why + used, sizeof auto_why - used, "; %s, ILUT instead", first);
@@ -442,17 +477,18 @@ static int run_sparse(const sparse_args *a, const char *why)
                "\"nrhs\": %d, \"method\": \"%s\", \"status\": %d, \"exit_code\": %d, "
                "\"residual\": %.6g, \"forward_error\": %.6g, \"time_read\": %.6g, "
                "\"time_solve\": %.6g, \"time_auto\": %.6g, \"iterations\": %d, "
-               "\"auto_reason\": ",
+               "\"backend\": \"%s\", \"auto_reason\": ",
                why, (long long)n, (long long)A.nnz, nrhs, method, st, code,
                isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read, t_solve,
-               t_choose, its);
+               t_choose, its, ls_backend_name(a->backend));
         ls_cli_json_string(stdout, auto_why); /* may quote a library message */
         printf(", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
     } else if (!a->quiet || code != LS_EXIT_OK) {
         printf("format:     sparse CSR (%s)\n", why);
         printf("system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
                nrhs);
-        printf("method:     %s, cpu\n", method);
+        printf("method:     %s, %s\n", method,
+               a->ctx ? ls_context_device_name(a->ctx) : "cpu");
         if (auto_why[0])
             printf("auto:       %s\n", auto_why);
         printf("outcome:    %s\n", msg);
@@ -534,6 +570,17 @@ int solve_sparse_dispatch(int *argc, char **argv, int *code)
         *code = LS_EXIT_USAGE;
         return 1;
     }
+    if (a.backend != LS_BACKEND_CPU) {
+        int st = ls_context_create(&a.ctx, a.backend, a.device);
+        if (st) {
+            fprintf(stderr, "linsolve: --backend %s: %s\n", ls_backend_name(a.backend),
+                    a.ctx ? ls_context_error(a.ctx) : ls_strerror(st));
+            ls_context_destroy(a.ctx);
+            *code = LS_EXIT_UNAVAILABLE;
+            return 1;
+        }
+    }
     *code = run_sparse(&a, why);
+    ls_context_destroy(a.ctx);
     return 1;
 }
