@@ -92,8 +92,9 @@ int ls_csr_bicgstab_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x,
         }
         ops->precond(c, sv, shat);
         ops->spmv(c, shat, t);
-        double tt = ops->dot(c, t, t);
-        double omega = tt > 0 ? ops->dot(c, t, sv) / tt : 0;
+        double d[2];
+        ops->dot2(c, t, t, t, sv, d);
+        double tt = d[0], omega = tt > 0 ? d[1] / tt : 0;
         if (ls_kr_bad(omega)) {
             what = "omega", bad = omega;
             goto breakdown;

@@ -53,7 +53,9 @@ int ls_csr_cg_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_kr
             what = "p . A p (A is not positive definite)", bad = pq;
             goto breakdown;
         }
-        double alpha = rz / pq, rr = ops->cg_update(c, alpha, p, q, x, r);
+        double alpha = rz / pq, d[3];
+        ops->cg_step(c, alpha, p, q, x, r, z, d);
+        const double rr = d[0];
         if (!isfinite(rr)) {
             what = "the residual norm", bad = rr;
             goto breakdown;
@@ -63,8 +65,7 @@ int ls_csr_cg_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_kr
             fresh = 1; /* not there yet: go on from the true residual */
             continue;
         }
-        ops->precond(c, r, z);
-        double rz_new = ops->dot(c, r, z), zq = ops->dot(c, z, q);
+        double rz_new = d[1], zq = d[2];
         /* r_new - r_old = -alpha q */
         double beta = -alpha * zq / rz;
         if (!isfinite(beta)) {

@@ -132,9 +132,13 @@ typedef struct ls_kr_ops {
                                                                   b = 0: y = a x */
     void (*waxpby)(void *ctx, double a, const double *x, double b, const double *y,
                    double *w); /* w = a x + b y */
-    /* CG: x += alpha p, r -= alpha q; returns r . r */
-    double (*cg_update)(void *ctx, double alpha, const double *p, const double *q, double *x,
-                        double *r);
+    /* CG: x += alpha p, r -= alpha q, z = M^-1 r; d = {r . r, r . z, z . q} (one trip
+     * back for the three, and one pass over the vectors with Jacobi) */
+    void (*cg_step)(void *ctx, double alpha, const double *p, const double *q, double *x,
+                    double *r, double *z, double d[3]);
+    /* d = {x . y, u . v} */
+    void (*dot2)(void *ctx, const double *x, const double *y, const double *u, const double *v,
+                 double d[2]);
     /* BiCGStab: p = r + beta (p - omega v) */
     void (*bicg_direction)(void *ctx, double beta, double omega, const double *r,
                            const double *v, double *p);

@@ -80,18 +80,45 @@ static void h_waxpby(void *c, double a, const double *x, double b, const double 
         w[i] = a * x[i] + b * y[i];
 }
 
-static double h_cg_update(void *c, double alpha, const double *p, const double *q, double *x,
-                          double *r)
+static void h_cg_step(void *c, double alpha, const double *p, const double *q, double *x,
+                      double *r, double *z, double d[3])
 {
     int64_t n = SYS(c)->n;
-    double rr = 0;
+    const ls_csr_precond *P = SYS(c)->P;
+    const double *dj = P && P->kind == LS_PRECOND_JACOBI ? P->inv_diag : NULL;
+    double rr = 0, rz = 0, zq = 0;
+    if (dj) { /* everything in one pass */
+#pragma omp parallel for reduction(+ : rr, rz, zq) schedule(static) if (n > PAR)
+        for (int64_t i = 0; i < n; i++) {
+            x[i] += alpha * p[i];
+            double ri = r[i] - alpha * q[i], zi = dj[i] * ri;
+            r[i] = ri, z[i] = zi;
+            rr += ri * ri, rz += ri * zi, zq += zi * q[i];
+        }
+    } else {
 #pragma omp parallel for reduction(+ : rr) schedule(static) if (n > PAR)
-    for (int64_t i = 0; i < n; i++) {
-        x[i] += alpha * p[i];
-        r[i] -= alpha * q[i];
-        rr += r[i] * r[i];
+        for (int64_t i = 0; i < n; i++) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            rr += r[i] * r[i];
+        }
+        ls_csr_precond_apply(P, r, z);
+#pragma omp parallel for reduction(+ : rz, zq) schedule(static) if (n > PAR)
+        for (int64_t i = 0; i < n; i++)
+            rz += r[i] * z[i], zq += z[i] * q[i];
     }
-    return rr;
+    d[0] = rr, d[1] = rz, d[2] = zq;
+}
+
+static void h_dot2(void *c, const double *x, const double *y, const double *u, const double *v,
+                   double d[2])
+{
+    int64_t n = SYS(c)->n;
+    double a = 0, b = 0;
+#pragma omp parallel for reduction(+ : a, b) schedule(static) if (n > PAR)
+    for (int64_t i = 0; i < n; i++)
+        a += x[i] * y[i], b += u[i] * v[i];
+    d[0] = a, d[1] = b;
 }
 
 static void h_bicg_direction(void *c, double beta, double omega, const double *r,
@@ -166,7 +193,8 @@ void ls_kr_host_ops(const ls_krylov_sys *s, ls_kr_ops *ops)
     ops->zero = h_zero;
     ops->axpby = h_axpby;
     ops->waxpby = h_waxpby;
-    ops->cg_update = h_cg_update;
+    ops->cg_step = h_cg_step;
+    ops->dot2 = h_dot2;
     ops->bicg_direction = h_bicg_direction;
     ops->bicg_update = h_bicg_update;
     ops->orthogonalize = h_orthogonalize;

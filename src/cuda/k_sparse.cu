@@ -71,6 +71,29 @@ __global__ void k_cg_update(int64_t n, double alpha, const double *p, const doub
         part[blockIdx.x] = acc;
 }
 
+__global__ void k_cg_step_jacobi(int64_t n, double alpha, const double *p, const double *q,
+                                 const double *d, double *x, double *r, double *z, double *part)
+{
+    double rr = 0, rz = 0, zq = 0;
+    GRID_LOOP(i, n)
+    {
+        x[i] += alpha * p[i];
+        double ri = r[i] - alpha * q[i], zi = d[i] * ri;
+        r[i] = ri, z[i] = zi;
+        rr += ri * ri, rz += ri * zi, zq += zi * q[i];
+    }
+    rr = block_reduce(rr, 0);
+    __syncthreads(); /* block_reduce's shared scratch is reused */
+    rz = block_reduce(rz, 0);
+    __syncthreads();
+    zq = block_reduce(zq, 0);
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = rr;
+        part[LSK_SP_PARTS + blockIdx.x] = rz;
+        part[2 * LSK_SP_PARTS + blockIdx.x] = zq;
+    }
+}
+
 __global__ void k_bicg_direction(int64_t n, double beta, double omega, const double *r,
                                  const double *v, double *p)
 {
@@ -132,9 +155,24 @@ __global__ void k_dot(int64_t n, const double *x, const double *y, double *part)
         part[blockIdx.x] = acc;
 }
 
+__global__ void k_dot2(int64_t n, const double *x, const double *y, const double *u,
+                       const double *v, double *part)
+{
+    double a = 0, b = 0;
+    GRID_LOOP(i, n) a += x[i] * y[i], b += u[i] * v[i];
+    a = block_reduce(a, 0);
+    __syncthreads();
+    b = block_reduce(b, 0);
+    if (threadIdx.x == 0)
+        part[blockIdx.x] = a, part[LSK_SP_PARTS + blockIdx.x] = b;
+}
+
+/* One block per value. */
 __global__ void k_finish(int parts, const double *part, int max, double *out)
 {
     double v = 0;
+    part += (size_t)blockIdx.x * LSK_SP_PARTS;
+    out += blockIdx.x;
     for (int i = threadIdx.x; i < parts; i += THREADS) {
         double u = part[i];
         v = max ? (isnan(u) || u > v ? u : v) : v + u;
@@ -170,6 +208,12 @@ cudaError_t lsk_sp_cg_update(int64_t n, double alpha, const double *p, const dou
 {
     LAUNCH(k_cg_update, n, alpha, p, q, x, r, part);
 }
+cudaError_t lsk_sp_cg_step_jacobi(int64_t n, double alpha, const double *p, const double *q,
+                                  const double *d, double *x, double *r, double *z, double *part,
+                                  cudaStream_t s)
+{
+    LAUNCH(k_cg_step_jacobi, n, alpha, p, q, d, x, r, z, part);
+}
 cudaError_t lsk_sp_bicg_direction(int64_t n, double beta, double omega, const double *r,
                                   const double *v, double *p, cudaStream_t s)
 {
@@ -195,9 +239,15 @@ cudaError_t lsk_sp_dot(int64_t n, const double *x, const double *y, double *part
 {
     LAUNCH(k_dot, n, x, y, part);
 }
-cudaError_t lsk_sp_finish(int64_t n, const double *part, int max, double *out, cudaStream_t s)
+cudaError_t lsk_sp_dot2(int64_t n, const double *x, const double *y, const double *u,
+                        const double *v, double *part, cudaStream_t s)
 {
-    k_finish<<<1, THREADS, 0, s>>>((int)grid_for(n), part, max, out);
+    LAUNCH(k_dot2, n, x, y, u, v, part);
+}
+cudaError_t lsk_sp_finish(int64_t n, const double *part, int count, int max, double *out,
+                          cudaStream_t s)
+{
+    k_finish<<<count, THREADS, 0, s>>>((int)grid_for(n), part, max, out);
     return cudaGetLastError();
 }
 }

@@ -1,8 +1,9 @@
 /* Vector kernels of the sparse Krylov methods on the device (k_sparse.cu).
  * All run on stream s and return the launch's error. A reduction writes
- * one value per block into part (LSK_SP_PARTS doubles at most), then
- * lsk_sp_finish adds (or takes the max of) them in a fixed order into
- * *out, so results do not depend on timing. */
+ * one value per block into part (LSK_SP_PARTS doubles per value: value j
+ * at part + j LSK_SP_PARTS), then lsk_sp_finish adds (or takes the max
+ * of) them in a fixed order into out[j], so results do not depend on
+ * timing. */
 #ifndef LS_CUDA_K_SPARSE_H
 #define LS_CUDA_K_SPARSE_H
 
@@ -26,6 +27,10 @@ cudaError_t lsk_sp_scale(int64_t n, const double *d, const double *r, double *z,
 /* x += alpha p, r -= alpha q; part: r . r */
 cudaError_t lsk_sp_cg_update(int64_t n, double alpha, const double *p, const double *q,
                              double *x, double *r, double *part, cudaStream_t s);
+/* x += alpha p, r -= alpha q, z = d .* r; part: r . r, r . z, z . q */
+cudaError_t lsk_sp_cg_step_jacobi(int64_t n, double alpha, const double *p, const double *q,
+                                  const double *d, double *x, double *r, double *z, double *part,
+                                  cudaStream_t s);
 /* p = r + beta (p - omega v) */
 cudaError_t lsk_sp_bicg_direction(int64_t n, double beta, double omega, const double *r,
                                   const double *v, double *p, cudaStream_t s);
@@ -41,9 +46,13 @@ cudaError_t lsk_sp_sumsq(int64_t n, double scale, const double *w, const double 
                          cudaStream_t s);
 /* part: x . y */
 cudaError_t lsk_sp_dot(int64_t n, const double *x, const double *y, double *part, cudaStream_t s);
-/* *out = the sum (max: the maximum, NaN winning) of the parts the last
- * reduction over n values wrote. */
-cudaError_t lsk_sp_finish(int64_t n, const double *part, int max, double *out, cudaStream_t s);
+/* part: x . y, u . v */
+cudaError_t lsk_sp_dot2(int64_t n, const double *x, const double *y, const double *u,
+                        const double *v, double *part, cudaStream_t s);
+/* out[j] = the sum (max: the maximum, NaN winning) of value j's parts, j <
+ * count, that the last reduction over n values wrote. */
+cudaError_t lsk_sp_finish(int64_t n, const double *part, int count, int max, double *out,
+                          cudaStream_t s);
 
 #ifdef __cplusplus
 }

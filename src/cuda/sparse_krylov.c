@@ -305,15 +305,28 @@ static void d_precond(void *c, const double *r, double *z)
     }
 }
 
-/* The value the last reduction left in its parts, on the host. */
+enum { MAXVALS = 3 }; /* values one reduction makes at most */
+
+/* The count values the last reduction left in its parts, on the host. */
+static void fetch_n(lsc_kr *k, int count, int max, double *v)
+{
+    double *out = k->part + MAXVALS * LSK_SP_PARTS;
+    if (!k->st && CU(lsk_sp_finish(k->n, k->part, count, max, out, k->s)) &&
+        CU(cudaMemcpyAsync(k->hs, out, sizeof(double) * (size_t)count, cudaMemcpyDeviceToHost,
+                           k->s)) &&
+        CU(cudaStreamSynchronize(k->s))) {
+        memcpy(v, k->hs, sizeof(double) * (size_t)count);
+        return;
+    }
+    for (int j = 0; j < count; j++)
+        v[j] = NAN;
+}
+
 static double fetch(lsc_kr *k, int max)
 {
-    double *out = k->part + LSK_SP_PARTS;
-    if (!k->st && CU(lsk_sp_finish(k->n, k->part, max, out, k->s)) &&
-        CU(cudaMemcpyAsync(k->hs, out, sizeof(double), cudaMemcpyDeviceToHost, k->s)) &&
-        CU(cudaStreamSynchronize(k->s)))
-        return k->hs[0];
-    return NAN;
+    double v;
+    fetch_n(k, 1, max, &v);
+    return v;
 }
 
 static double d_dot(void *c, const double *x, const double *y)
@@ -363,13 +376,31 @@ static void d_waxpby(void *c, double a, const double *x, double b, const double 
         CU(lsk_sp_waxpby(k->n, a, x, b, y, w, k->s));
 }
 
-static double d_cg_update(void *c, double alpha, const double *p, const double *q, double *x,
-                          double *r)
+static void d_cg_step(void *c, double alpha, const double *p, const double *q, double *x,
+                      double *r, double *z, double d[3])
 {
     lsc_kr *k = K(c);
-    if (k->st || !CU(lsk_sp_cg_update(k->n, alpha, p, q, x, r, k->part, k->s)))
-        return NAN;
-    return fetch(k, 0);
+    d[0] = d[1] = d[2] = NAN;
+    if (k->st)
+        return;
+    if (k->kind == LS_PRECOND_JACOBI) {
+        CU(lsk_sp_cg_step_jacobi(k->n, alpha, p, q, k->inv_diag, x, r, z, k->part, k->s));
+    } else { /* r . r in value 0, then r . z and z . q in values 1 and 2 */
+        CU(lsk_sp_cg_update(k->n, alpha, p, q, x, r, k->part, k->s));
+        d_precond(c, r, z);
+        if (!k->st)
+            CU(lsk_sp_dot2(k->n, r, z, z, q, k->part + LSK_SP_PARTS, k->s));
+    }
+    fetch_n(k, 3, 0, d);
+}
+
+static void d_dot2(void *c, const double *x, const double *y, const double *u, const double *v,
+                   double d[2])
+{
+    lsc_kr *k = K(c);
+    d[0] = d[1] = NAN;
+    if (!k->st && CU(lsk_sp_dot2(k->n, x, y, u, v, k->part, k->s)))
+        fetch_n(k, 2, 0, d);
 }
 
 static void d_bicg_direction(void *c, double beta, double omega, const double *r,
@@ -493,7 +524,7 @@ int lsc_csr_krylov_open(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_
         SP(cusparseSetStream(k->sp, k->s));
     if (!k->st)
         CU(cudaMallocHost((void **)&k->hs, sizeof(double) * (size_t)k->hs_len));
-    k->part = dev_alloc(k, sizeof(double) * (LSK_SP_PARTS + 1));
+    k->part = dev_alloc(k, sizeof(double) * (MAXVALS * LSK_SP_PARTS + MAXVALS));
     k->dh = dev_alloc(k, sizeof(double) * (size_t)k->hs_len);
     k->b = dev_alloc(k, sizeof(double) * (size_t)n);
     k->t = dev_alloc(k, sizeof(double) * (size_t)n);
@@ -555,7 +586,8 @@ int lsc_csr_krylov_open(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_
     ops->zero = d_zero;
     ops->axpby = d_axpby;
     ops->waxpby = d_waxpby;
-    ops->cg_update = d_cg_update;
+    ops->cg_step = d_cg_step;
+    ops->dot2 = d_dot2;
     ops->bicg_direction = d_bicg_direction;
     ops->bicg_update = d_bicg_update;
     ops->orthogonalize = d_orthogonalize;

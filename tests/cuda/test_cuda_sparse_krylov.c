@@ -6,7 +6,7 @@
  * LS_NOT_CONVERGED with the last iterate, never as success. Skips (77)
  * without a GPU.
  *
- * usage: test_cuda_sparse_krylov [--matrices DIR]
+ * usage: test_cuda_sparse_krylov [--matrices DIR]   (DIR holds real/)
  */
 #include <math.h>
 #include <stdio.h>
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             char path[1024], err[512];
-            snprintf(path, sizeof path, "%s/%s", dir, cases[c].file);
+            snprintf(path, sizeof path, "%s/real/%s", dir, cases[c].file);
             ls_csr A;
             if (ls_csr_read_mm(path, &A, err, sizeof err) != 0) {
                 CHECK(0, "%s", err);
