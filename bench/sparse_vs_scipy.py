@@ -28,22 +28,29 @@ cycles, 2000 // 30 of them, CuPy's a multiple of 30 up to the cap).
 Times are the solve only, the median of --repeats runs:
   linsolve  the CLI's own time_solve (`linsolve solve --format sparse --json`),
             which excludes reading the file and includes preconditioner setup
-            and, on CUDA, the host -> device copies of A and b and x's way back
+            (and equilibration, permutation) and, on CUDA, the host -> device
+            copies
   scipy     the call (ILU setup, LU factorisation and the CSC conversion
             spsolve needs included); SciPy's sparse kernels are single-threaded
             (NumPy's BLAS may thread the dense vector work)
   cupy      time_s: host -> device copy of A and b + setup + solve + copy of x
             back (the fair peer of linsolve's CUDA time); time_nocopy_s: setup
-            + solve only; one untimed warm-up run per matrix and solver first
-            (CuPy's kernel compilation), device synchronised around every mark
+            + solve only; one untimed warm-up run per matrix and solver first,
+            capped at --warmup-iters iterations (direct: a small system), so
+            that CuPy's kernel compilation is not timed; the device is
+            synchronised around every mark
 Residuals are computed here, the same way for all, on the CPU from the x each
 solver returned (linsolve's through `-o x.npy`): rel_residual =
 ||b - A x||2 / ||b||2 and scaled_residual = ||b - A x||inf / (n ||A||inf ||x||inf eps);
-ok = scaled_residual <= 30 (linsolve's exit-status test).
+ok = scaled_residual <= 30 (linsolve's exit-status test). The CLI writes no x
+for a solve that did not converge; such a row takes the CLI's own scaled
+residual (the same formula, in C) and has no rel_residual.
 
-The peers run in a child process, so that --timeout (per call) can stop one
-stuck in C (spsolve, spilu); a timed-out call is recorded as such and the
-child restarted. cupyx spsolve is skipped above --cupy-spsolve-max-n (2e5),
+The peers run in a child process, so that --timeout (per call; SciPy's
+calls --scipy-timeout when less) can stop one stuck in C (spsolve, spilu); a
+timed-out call is recorded as such and the child restarted. --deadline
+bounds the whole run: no call starts after it, the rest is recorded as
+skipped. cupyx spsolve is skipped above --cupy-spsolve-max-n (2e5),
 SciPy's spsolve above --scipy-spsolve-max-n (1.1e6), all SciPy peers above
 --scipy-max-n (1e6); skips are recorded.
 
@@ -70,6 +77,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -207,7 +215,7 @@ def _worker_main(conn, device):
                     gpu_peers.free()
                 conn.send(("ok", None))
             elif kind == "run":
-                solver, method, precond, o, want_x = msg[1:]
+                solver, method, precond, o, want_x, warm = msg[1:]
                 o = dict(o, zero_diag=zero_diag)
                 if solver == "scipy":
                     res = scipy_run(A, b, method, precond, o, want_x)
@@ -216,7 +224,7 @@ def _worker_main(conn, device):
                         gpu = gpu_peers.load(device)
                     if not gpu[0]:
                         raise NotAvailable(gpu[1])
-                    res = gpu_peers.run(A, b, method, precond, o, want_x)
+                    res = gpu_peers.run(A, b, method, precond, o, want_x, warm)
                 conn.send(("ok", res))
         except NotAvailable as e:
             conn.send(("n/a", str(e)))
@@ -246,7 +254,7 @@ class Peers:
         if self.proc is not None:
             try:
                 self.conn.send(("quit",))
-                self.proc.join(10)
+                self.proc.join(2)
             except (OSError, BrokenPipeError):
                 pass
             if self.proc.is_alive():
@@ -283,13 +291,13 @@ class Peers:
         self.matrix = (A.data, A.indices, A.indptr, A.shape, b)
         self.loaded = False
 
-    def run(self, solver, method, precond, o, want_x, timeout):
+    def run(self, solver, method, precond, o, want_x, warm, timeout):
         if self.proc is None or not self.loaded:
             st, p = self.call(("load",) + self.matrix, max(timeout, 120))
             if st != "ok":
                 return st, "loading the matrix: " + str(p)
             self.loaded = True
-        return self.call(("run", solver, method, precond, o, want_x), timeout)
+        return self.call(("run", solver, method, precond, o, want_x, warm), timeout)
 
 
 # --------------------------------------------------------------------------
@@ -298,7 +306,7 @@ class Peers:
 def ls_run(a, backend, path, method, precond, o, repeats, xfile, timeout_fn):
     args = [a.linsolve, "solve", path, "--format", "sparse", "--json", "--method", method,
             "--backend", backend, "-o", xfile]
-    if a.device is not None:
+    if a.device is not None and backend != "cpu":
         args += ["--device", str(a.device)]
     if method != "direct":
         args += ["--precond", precond, "--max-iter", str(o["max_iter"])]
@@ -388,9 +396,9 @@ class Bench:
         self.cupy_ok = False
         self.tmp = tempfile.mkdtemp(prefix="sparse-bench-", dir=a.tmpdir)
 
-    def timeout(self):
+    def timeout(self, cap=None):
         """Seconds for the next call, None once the deadline has passed."""
-        t = self.a.timeout
+        t = self.a.timeout if cap is None else min(self.a.timeout, cap)
         if self.a.deadline:
             left = self.a.deadline - (time.monotonic() - self.start)
             if left < 2:
@@ -412,12 +420,13 @@ class Bench:
     def peer(self, solver, method, precond, o, repeats, warmup):
         rec = {"solver": solver, "status": "ran", "note": "", "times": [], "nocopy": []}
         last, stop = None, None
+        cap = self.a.scipy_timeout if solver == "scipy" else None
         for i in range(warmup + repeats):
-            t = self.timeout()
+            t = self.timeout(cap)
             if t is None:
                 stop = ("skipped", "skipped (deadline)")
                 break
-            st, res = self.peers.run(solver, method, precond, o, i >= warmup, t)
+            st, res = self.peers.run(solver, method, precond, o, i >= warmup, i < warmup, t)
             if st != "ok":
                 stop = (st, ("timed out after %.3g s" % t) if st == "timeout" else res)
                 break
@@ -453,8 +462,9 @@ class Bench:
         repeats = a.large_repeats if n >= a.large_n else a.repeats
         if n >= a.big_n and a.big_methods is not None:
             cases = [c for c in cases if c in a.big_methods or (c[0], "*") in a.big_methods]
-        print("## %s: n %d, nnz %d%s, repeats %d" % (name, n, A.nnz, ", symmetric" if spd else "",
-                                                    repeats), flush=True)
+        print("## %s: n %d, nnz %d%s, repeats %d (at +%.0f s)" % (
+            name, n, A.nnz, ", symmetric" if spd else "", repeats, time.monotonic() - self.start),
+            flush=True)
         for m, p in cases:
             if m == "cg" and not spd:
                 continue
@@ -463,6 +473,7 @@ class Bench:
                 max_iter = max(MAX_ITER, 4 * math.isqrt(n)) if m == "cg" else MAX_ITER
             rtol = a.rtol if a.rtol is not None else 10 * math.sqrt(n) * EPS
             o = {"rtol": rtol, "max_iter": max_iter, "restart": RESTART, "ilut_tol": ILUT_TOL,
+                 "warmup_iters": a.warmup_iters,
                  "ilut_fill_factor": 1.0 + 2.0 * ILUT_FILL * n / max(A.nnz, 1)}
             recs = []
             for be in self.backends:
@@ -597,23 +608,32 @@ def main():
     ap.add_argument("--big-methods", default=None,
                     help="restrict to these at n >= --big-n (default: direct,cg on cpu, where "
                          "GMRES(30)+ILU(0) takes minutes; all on cuda)")
-    ap.add_argument("--big-n", type=float, default=1e6)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--big-n", type=float, default=1e6, help="see --big-methods (default 1e6)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per solver (default 3)")
     ap.add_argument("--large-repeats", type=int, default=1,
                     help="repeats at n >= --large-n (default 1)")
-    ap.add_argument("--large-n", type=float, default=1e5)
+    ap.add_argument("--large-n", type=float, default=1e5, help="see --large-repeats (default 1e5)")
     ap.add_argument("--rtol", type=float, default=None,
                     help="relative tolerance for all sides (default 10 sqrt(n) eps)")
     ap.add_argument("--max-iter", type=int, default=None,
                     help="iteration cap for all sides (default 2000; CG max(2000, 4 sqrt(n)))")
     ap.add_argument("--timeout", type=float, default=600,
                     help="seconds per call (one linsolve run, one peer solve) (default 600)")
+    ap.add_argument("--scipy-timeout", type=float, default=None,
+                    help="seconds per SciPy call, when less than --timeout")
+    ap.add_argument("--warmup-iters", type=int, default=35,
+                    help="iteration cap of CuPy's warm-up run (default 35: every kernel of "
+                         "an iteration and a GMRES(30) cycle compiled and run once)")
     ap.add_argument("--deadline", type=float, default=0,
                     help="seconds for the whole run; later calls are recorded as skipped "
                          "(default: none)")
-    ap.add_argument("--scipy-max-n", type=float, default=1e6)
-    ap.add_argument("--scipy-spsolve-max-n", type=float, default=1.1e6)
-    ap.add_argument("--cupy-spsolve-max-n", type=float, default=2e5)
+    ap.add_argument("--scipy-max-n", type=float, default=1e6,
+                    help="no SciPy peers above this n (default 1e6)")
+    ap.add_argument("--scipy-spsolve-max-n", type=float, default=1.1e6,
+                    help="no SciPy spsolve above this n (default 1.1e6)")
+    ap.add_argument("--cupy-spsolve-max-n", type=float, default=2e5,
+                    help="no cupyx spsolve (cuSOLVER QR, slow at large n) above this n "
+                         "(default 2e5)")
     ap.add_argument("--no-scipy", action="store_true", help="no SciPy peers")
     ap.add_argument("--no-cupy", action="store_true", help="no CuPy peers")
     ap.add_argument("--layout", choices=("wide", "long"), default=None,
@@ -649,6 +669,11 @@ def main():
     print("sparse bench: linsolve %s, backend %s, %s" % (a.linsolve, ",".join(a.backends),
                                                           " ".join(sys.argv[1:])), flush=True)
     bench = Bench(a)
+
+    def _term(*_):
+        raise SystemExit(143)  # through the finally below: the peer process goes too
+
+    signal.signal(signal.SIGTERM, _term)
     bench.probe()
     os.makedirs(os.path.dirname(a.csv) or ".", exist_ok=True)
     try:
