@@ -11,6 +11,10 @@
 #   profile_batched (PROFILE_BATCHED="256:double 128:double"), hardening_gpu (SOAK_N, FAULT_POINTS), opencl_nvidia, variants (VARIANTS,
 #   VARIANT_SIZES), lu_vs_cusolver (LU_VS_SIZES), mixed (MIXED_SIZES, MIXED_REPEAT),
 #   python_gpu (PYTHON_GPU),
+#   sparse (bench/sparse_vs_scipy.py --backend cuda against CuPy and SciPy; SPARSE_POISSON,
+#   SPARSE_CONVDIFF, SPARSE_REAL, SPARSE_METHODS, SPARSE_REAL_METHODS, SPARSE_BIG_METHODS,
+#   SPARSE_REPEATS, SPARSE_TIMEOUT, SPARSE_SCIPY_TIMEOUT, SPARSE_SCIPY_MAX_N, SPARSE_BACKENDS,
+#   SPARSE_S; writes sparse.csv and sparse-log.txt),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
 # Writes at most 8 files to $OUT (the device tool's limit).
@@ -373,6 +377,34 @@ if want python_gpu; then
   run python_vs_torch 150 "$OUTD/python_gpu.txt" "$VPY" "$ROOT/python/benchmarks/python_vs_torch.py" \
     --overhead "$OUTD/python-overhead.csv" --torch "$OUTD/python-vs-torch.csv"
   cat "$OUTD/python-vs-torch.csv" 2>/dev/null | tee -a "$SUM"
+fi
+# The sparse solvers on the GPU against CuPy (cupyx.scipy.sparse.linalg) and
+# SciPy (this host's CPU, single-threaded sparse kernels) on the same systems,
+# one run of bench/sparse_vs_scipy.py: real/ (CG with Jacobi for the symmetric
+# ones, GMRES and BiCGStab with ILU(0), direct) and the generated 2-D Poisson
+# and convection-diffusion problems (CG with Jacobi, GMRES with ILU(0),
+# BiCGStab with Jacobi and ILU(0), direct; from n = 1e6 only SPARSE_BIG_METHODS,
+# since GMRES(30)+ILU(0) does not converge there and level-scheduled
+# triangular solves make each such row a minute). SciPy up to
+# SPARSE_SCIPY_MAX_N, each SciPy call at most SPARSE_SCIPY_TIMEOUT s, every
+# other call SPARSE_TIMEOUT s; the whole step within SPARSE_S s (the script
+# starts no call after that and records the rest as skipped (deadline)).
+if want sparse; then
+  PYG=${PYTHON_GPU:-/opt/torch/.venv/bin/python3}
+  SL=${SPARSE_S:-300}
+  [ "$SL" -gt "$(left)" ] && SL=$(left)
+  run sparse "$SL" "$OUTD/sparse-log.txt" "$PYG" "$ROOT/bench/sparse_vs_scipy.py" --linsolve "$LS" \
+    --backend "${SPARSE_BACKENDS:-cuda}" --real "${SPARSE_REAL-$ROOT/.matrices/real}" \
+    --poisson "${SPARSE_POISSON-1e4,1e5,1e6,4e6}" --convdiff "${SPARSE_CONVDIFF-1e6}" \
+    --methods "${SPARSE_METHODS:-cg,gmres,bicgstab,direct}" \
+    --real-methods "${SPARSE_REAL_METHODS:-cg,gmres:ilu0,bicgstab:ilu0,direct}" \
+    --big-methods "${SPARSE_BIG_METHODS:-cg:jacobi,bicgstab:jacobi,direct}" \
+    --repeats "${SPARSE_REPEATS:-3}" --timeout "${SPARSE_TIMEOUT:-30}" \
+    --scipy-timeout "${SPARSE_SCIPY_TIMEOUT:-15}" --scipy-max-n "${SPARSE_SCIPY_MAX_N:-1e6}" \
+    --deadline $((SL > 40 ? SL - 20 : SL / 2)) --tmpdir /tmp --csv "$OUTD/sparse.csv"
+  grep -E "^(peers|cupy|sparse bench|done|## |Traceback|[A-Za-z.]*Error)" "$OUTD/sparse-log.txt" |
+    head -30 | tee -a "$SUM"
+  cut -d, -f1,4-9,12,14,15 "$OUTD/sparse.csv" 2>/dev/null | tee -a "$SUM"
 fi
 # Where the time of one lu solve goes: every kernel's duration under ncu,
 # summed by kernel name, beside the unprofiled event times of the same solve.
