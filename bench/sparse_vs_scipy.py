@@ -679,15 +679,8 @@ def main():
     try:
         with open(a.csv, "w") as out:
             out.write((WIDE_HEADER if a.layout == "wide" else LONG_HEADER) + "\n")
-            if a.real:
-                for f in sorted(os.listdir(a.real)):
-                    path = os.path.join(a.real, f)
-                    if not f.endswith(".mtx"):
-                        continue
-                    with open(path) as fh:
-                        if "coordinate" not in fh.readline():
-                            continue  # dense array files are not sparse problems
-                    bench.run_matrix(f[:-4], path, real_cases, out)
+            # the generated sizes first: the targets are there, and a deadline
+            # should cut the small real/ matrices rather than them
             for kind, sizes in (("poisson2d", a.poisson), ("convdiff", a.convdiff)):
                 for s in size_list(sizes):
                     k = int(round(math.sqrt(s)))
@@ -704,6 +697,15 @@ def main():
                         bench.run_matrix("%s_%dx%d" % (kind, k, k), path, cases, out)
                     finally:
                         os.remove(path)
+            if a.real:
+                for f in sorted(os.listdir(a.real)):
+                    path = os.path.join(a.real, f)
+                    if not f.endswith(".mtx"):
+                        continue
+                    with open(path) as fh:
+                        if "coordinate" not in fh.readline():
+                            continue  # dense array files are not sparse problems
+                    bench.run_matrix(f[:-4], path, real_cases, out)
     finally:
         bench.peers.stop()
         try:

@@ -226,8 +226,9 @@ static int exit_of(int st)
 {
     if (st == 0)
         return LS_EXIT_OK;
-    if (st == LS_ENOMEM)
-        return LS_EXIT_UNAVAILABLE;
+    if (st == LS_ENOMEM || st == LS_EDEVMEM || st == LS_EDEVICE || st == LS_EUNAVAIL ||
+        st == LS_EUNSUPPORTED)
+        return LS_EXIT_UNAVAILABLE; /* this machine or build cannot, not the input */
     if (st == LS_NOT_CONVERGED || st == LS_BREAKDOWN || st == LS_INACCURATE)
         return LS_EXIT_INACCURATE;
     if (st > 0)
