@@ -400,6 +400,7 @@ if want sparse; then
     --real-methods "${SPARSE_REAL_METHODS:-cg,gmres:ilu0,bicgstab:ilu0,direct}" \
     --big-methods "${SPARSE_BIG_METHODS:-cg:jacobi,bicgstab:jacobi,direct}" \
     --repeats "${SPARSE_REPEATS:-3}" --timeout "${SPARSE_TIMEOUT:-30}" \
+    ${SPARSE_MAX_ITER:+--max-iter "$SPARSE_MAX_ITER"} \
     --scipy-timeout "${SPARSE_SCIPY_TIMEOUT:-15}" --scipy-max-n "${SPARSE_SCIPY_MAX_N:-1e6}" \
     --deadline $((SL > 40 ? SL - 20 : SL / 2)) --tmpdir /tmp --csv "$OUTD/sparse.csv"
   grep -E "^(peers|cupy|sparse bench|done|## |Traceback|[A-Za-z.]*Error)" "$OUTD/sparse-log.txt" |
