@@ -294,10 +294,14 @@ static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_
              pc[a->iter.precond],
              spd ? "symmetric, positive diagonal" : "not symmetric with a positive diagonal");
     if (a->ctx) { /* a GPU: its direct solver when it has one, else Krylov */
-        if (ls_csr_direct_available_ctx(a->ctx)) {
-            snprintf(why, len, "cuDSS sparse LU on the device (a Krylov method if it runs out "
-                               "of memory)");
+        if (ls_csr_direct_available_ctx(a->ctx) && A->n_rows < GPU_JACOBI_MIN_N) {
+            snprintf(why, len, "n < %d: cuDSS sparse LU on the device", GPU_JACOBI_MIN_N);
             return SM_DIRECT;
+        }
+        if (ls_csr_direct_available_ctx(a->ctx)) {
+            snprintf(why, len, "n >= %d: %s first, cuDSS should it fail", GPU_JACOBI_MIN_N,
+                     spd ? "CG with Jacobi" : "BiCGStab with Jacobi");
+            return spd ? SM_CG : SM_GMRES;
         }
         snprintf(why, len, "the %s backend has no sparse direct solver (built without cuDSS): %s",
                  ls_backend_name(a->backend), krylov);
@@ -342,6 +346,36 @@ static int solve_iter(ls_context *ctx, const ls_csr *A, int nrhs, const double *
                                    o, &rep, NULL, 0);
         *its += rep.iterations;
         snprintf(msg, msglen, "%s (%d iterations)", rep.message, rep.iterations);
+    }
+    return st;
+}
+
+/* The sparse LU on a's backend (cuDSS on a GPU, UMFPACK on the CPU); under
+ * auto an inaccurate or singular cuDSS answer is redone by UMFPACK. */
+static int run_direct(const sparse_args *a, const ls_csr *Ap, int nrhs, const double *B,
+                      double *X, char *method, size_t mlen, char *msg, size_t msglen,
+                      char *auto_why, size_t wlen)
+{
+    const ls_csr A = *Ap;
+    const int64_t n = A.n_rows;
+    ls_csr_direct_report rep;
+    snprintf(method, mlen, "direct (%s sparse LU)%s", a->ctx ? "cuDSS" : "UMFPACK",
+             a->method == SM_AUTO ? ", auto" : "");
+    int st = ls_csr_solve_direct_ctx(a->ctx, &A, nrhs, B, n, X, n, &rep, NULL, 0);
+    snprintf(msg, msglen, "%s", rep.message);
+    if (a->ctx && a->method == SM_AUTO && (st == LS_INACCURATE || st > 0) &&
+        ls_csr_direct_available()) {
+        /* cuDSS's default pivoting perturbs pivots that are too small
+         * rather than searching further: on nnc1374 and rajat19 it gave
+         * scaled residuals of 1e9 and 800 (bench/results/h100/checks).
+         * UMFPACK's threshold partial pivoting on the host decides
+         * instead, and the auto line says so. */
+        size_t used = strlen(auto_why);
+        snprintf(auto_why + used, wlen - used, "; cuDSS: %s, UMFPACK on the host instead",
+                 ls_status_name(st));
+        st = ls_csr_solve_direct(&A, nrhs, B, n, X, n, &rep, NULL, 0);
+        snprintf(msg, msglen, "%s", rep.message);
+        snprintf(method, mlen, "direct (UMFPACK sparse LU, after cuDSS), auto");
     }
     return st;
 }
@@ -397,25 +431,8 @@ static int run_sparse(const sparse_args *a, const char *why)
         sm = choose_method(a, &A, auto_why, sizeof auto_why);
     t_choose = wall() - t0;
     if (sm == SM_DIRECT) {
-        ls_csr_direct_report rep;
-        snprintf(method, sizeof method, "direct (%s sparse LU)%s", a->ctx ? "cuDSS" : "UMFPACK",
-                 a->method == SM_AUTO ? ", auto" : "");
-        st = ls_csr_solve_direct_ctx(a->ctx, &A, nrhs, B, n, X, n, &rep, NULL, 0);
-        snprintf(msg, sizeof msg, "%s", rep.message);
-        if (a->ctx && a->method == SM_AUTO && (st == LS_INACCURATE || st > 0) &&
-            ls_csr_direct_available()) {
-            /* cuDSS's default pivoting perturbs pivots that are too small
-             * rather than searching further: on nnc1374 and rajat19 it gave
-             * scaled residuals of 1e9 and 800 (bench/results/h100/checks).
-             * UMFPACK's threshold partial pivoting on the host decides
-             * instead, and the auto line says so. */
-            size_t used = strlen(auto_why);
-            snprintf(auto_why + used, sizeof auto_why - used,
-                     "; cuDSS: %s, UMFPACK on the host instead", ls_status_name(st));
-            st = ls_csr_solve_direct(&A, nrhs, B, n, X, n, &rep, NULL, 0);
-            snprintf(msg, sizeof msg, "%s", rep.message);
-            snprintf(method, sizeof method, "direct (UMFPACK sparse LU, after cuDSS), auto");
-        }
+        st = run_direct(a, &A, nrhs, B, X, method, sizeof method, msg, sizeof msg, auto_why,
+                        sizeof auto_why);
         if ((st == LS_ENOMEM || st == LS_EDEVMEM) && a->method == SM_AUTO) {
             /* the estimate was wrong, or memory is taken: O(nnz) instead */
             size_t used = strlen(auto_why);
@@ -491,6 +508,16 @@ static int run_sparse(const sparse_args *a, const char *why)
             size_t used = strlen(auto_why);
             snprintf(auto_why + used, sizeof auto_why - used, "; %s, ILUT instead", first);
         }
+    }
+    if ((st == LS_NOT_CONVERGED || st == LS_BREAKDOWN) && sm != SM_DIRECT &&
+        a->method == SM_AUTO && a->ctx && ls_csr_direct_available_ctx(a->ctx)) {
+        /* the Krylov methods gave up: the sparse LU, at whatever it costs */
+        size_t used = strlen(auto_why);
+        snprintf(auto_why + used, sizeof auto_why - used, "; %s: %s, cuDSS instead", method,
+                 ls_status_name(st));
+        memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
+        st = run_direct(a, &A, nrhs, B, X, method, sizeof method, msg, sizeof msg, auto_why,
+                        sizeof auto_why);
     }
 solved:
     t_solve = wall() - t0;
