@@ -111,7 +111,7 @@ int lsc_csr_direct(void *bctx, const ls_csr *A, int nrhs, const double *B, int64
     cudssData_t data = NULL;
     cudssMatrix_t mA = NULL, mB = NULL, mX = NULL;
     size_t need = 0, written = 0;
-    double *first = NULL; /* the defaults' X, while a second attempt runs */
+    double *keep = NULL; /* the best X so far, while another attempt runs */
 
     if (n > INT32_MAX)
         return LSC_FAIL(err, errlen, LS_ELIMIT, "cuDSS takes at most 2^31 - 1 rows; A has %lld",
@@ -181,11 +181,12 @@ int lsc_csr_direct(void *bctx, const ls_csr *A, int nrhs, const double *B, int64
                                                        CUDSS_LAYOUT_COL_MAJOR));
 
     /* Attempt 0 is cuDSS's defaults. When its answer fails the scaled
-     * residual (its default pivoting perturbs small pivots: nnc1374,
-     * rajat19), attempt 1 factors again after a maximum-product matching
-     * (MC64's idea) with two steps of refinement, and the better X stays. */
-    int attempt = 0;
-    double res0 = INFINITY;
+     * residual (its default pivoting perturbs small pivots: rajat19,
+     * nnc1374), attempt 1 factors again after a maximum-product matching
+     * (MC64's idea) with two refinement steps, attempt 2 with COLAMD's
+     * ordering and partial pivoting by rows; the best X stays. */
+    int attempt = 0, best = -1;
+    double best_res = INFINITY;
 again:;
     double t0 = c->core->now();
     LSC_DSS("analysis", cudssExecute(h, CUDSS_PHASE_ANALYSIS, cfg, data, mA, mX, mB));
@@ -201,12 +202,10 @@ again:;
     int64_t lu_nnz = 0;
     LSC_DSS("CUDSS_DATA_LU_NNZ",
             cudssDataGet(h, data, CUDSS_DATA_LU_NNZ, &lu_nnz, sizeof lu_nnz, &written));
-    if (info > 0 && attempt == 1) { /* the defaults' answer stands */
-        memcpy(X, first, sizeof(double) * (size_t)n * (size_t)nrhs);
-        attempt = 0;
+    if (info > 0 && attempt > 0) { /* an earlier attempt's answer stands */
+        memcpy(X, keep, sizeof(double) * (size_t)n * (size_t)nrhs);
         goto solved;
     }
-    rep->nnz_lu = lu_nnz;
     if (info > 0) {
         fill_nan(n, nrhs, X, ldx);
         rep->residual = INFINITY;
@@ -218,45 +217,60 @@ again:;
         st = info;
         goto done;
     }
-    if (nrhs > 0) {
-        t0 = c->core->now();
-        LSC_DSS("solve", cudssExecute(h, CUDSS_PHASE_SOLVE, cfg, data, mA, mX, mB));
-        LSC_CUDA(cudaStreamSynchronize(c->stream));
-        rep->t_solve += c->core->now() - t0;
-        LSC_CUDA(cudaMemcpy2DAsync(X, (size_t)ldx * sizeof(double), d_x, (size_t)n * sizeof(double),
-                                   (size_t)n * sizeof(double), (size_t)nrhs,
-                                   cudaMemcpyDeviceToHost, c->stream));
-        LSC_CUDA(cudaStreamSynchronize(c->stream));
-        double res = ls_csr_scaled_residual(A, nrhs, B, ldb, X, ldx);
-        if (attempt == 0 && !(res <= 30) && ldx == n) {
-            first = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
-            if (first) {
-                memcpy(first, X, sizeof(double) * (size_t)n * (size_t)nrhs);
-                res0 = res;
-                int match = CUDSS_MATCHING_ALG_MAX_DIAG_PRODUCT, ir = 2;
+    if (nrhs == 0) {
+        rep->nnz_lu = lu_nnz;
+        best = 0;
+        goto solved;
+    }
+    t0 = c->core->now();
+    LSC_DSS("solve", cudssExecute(h, CUDSS_PHASE_SOLVE, cfg, data, mA, mX, mB));
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
+    rep->t_solve += c->core->now() - t0;
+    LSC_CUDA(cudaMemcpy2DAsync(X, (size_t)ldx * sizeof(double), d_x, (size_t)n * sizeof(double),
+                               (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyDeviceToHost,
+                               c->stream));
+    LSC_CUDA(cudaStreamSynchronize(c->stream));
+    double res = ls_csr_scaled_residual(A, nrhs, B, ldb, X, ldx);
+    if (best < 0 || res < best_res)
+        best_res = res, best = attempt, rep->nnz_lu = lu_nnz;
+    if (!(res <= 30) && attempt < 2 && ldx == n) {
+        if (!keep)
+            keep = malloc(sizeof(double) * (size_t)n * (size_t)nrhs);
+        if (keep) {
+            if (best == attempt)
+                memcpy(keep, X, sizeof(double) * (size_t)n * (size_t)nrhs);
+            if (attempt == 0) {
+                cudssMatchingAlg_t match = CUDSS_MATCHING_ALG_MAX_DIAG_PRODUCT;
+                int ir = 2;
                 LSC_DSS("matching", cudssConfigSet(cfg, CUDSS_CONFIG_MATCHING_ALG, &match,
                                                    sizeof match));
                 LSC_DSS("refinement", cudssConfigSet(cfg, CUDSS_CONFIG_IR_N_STEPS, &ir, sizeof ir));
-                (void)cudssDataDestroy(h, data);
-                data = NULL;
-                LSC_DSS("cudssDataCreate", cudssDataCreate(h, &data));
-                attempt = 1;
-                goto again;
+            } else {
+                cudssReorderingAlg_t order = CUDSS_REORDERING_ALG_COLAMD;
+                cudssPivotType_t piv = CUDSS_PIVOT_GLOBAL_ROW;
+                LSC_DSS("ordering", cudssConfigSet(cfg, CUDSS_CONFIG_REORDERING_ALG, &order,
+                                                   sizeof order));
+                LSC_DSS("pivoting", cudssConfigSet(cfg, CUDSS_CONFIG_PIVOT_TYPE, &piv, sizeof piv));
             }
-        }
-        if (attempt == 1 && !(res < res0)) {
-            memcpy(X, first, sizeof(double) * (size_t)n * (size_t)nrhs);
-            attempt = 0; /* the defaults' answer was no worse */
+            (void)cudssDataDestroy(h, data);
+            data = NULL;
+            LSC_DSS("cudssDataCreate", cudssDataCreate(h, &data));
+            attempt++;
+            goto again;
         }
     }
+    if (best != attempt)
+        memcpy(X, keep, sizeof(double) * (size_t)n * (size_t)nrhs);
 solved:
     LSC_CUDA(cudaGetLastError());
     snprintf(rep->message, sizeof rep->message,
              "solved by cuDSS sparse LU (reordering + pivoting%s), nnz(L+U) = %lld",
-             attempt ? "; again after a maximum-product matching, with refinement" : "",
+             best == 1   ? "; again after a maximum-product matching, with refinement"
+             : best == 2 ? "; again with COLAMD's ordering and partial pivoting by rows"
+                         : "",
              (long long)rep->nnz_lu);
 done:
-    free(first);
+    free(keep);
     /* nothing queued may still read what is freed below */
     (void)cudaStreamSynchronize(c->stream);
     if (mA)
