@@ -54,7 +54,7 @@ static const char *dss_name(cudssStatus_t s)
             st = LSC_FAIL(err, errlen,                                                     \
                           lsc_d_ == CUDSS_STATUS_ALLOC_FAILED ? LS_EDEVMEM : LS_EDEVICE,   \
                           "cuDSS %s failed: %s (%d)", what, dss_name(lsc_d_), (int)lsc_d_); \
-            goto done;                                                                     \
+            goto dss_failed;                                                               \
         }                                                                                  \
     } while (0)
 
@@ -112,6 +112,8 @@ int lsc_csr_direct(void *bctx, const ls_csr *A, int nrhs, const double *B, int64
     cudssMatrix_t mA = NULL, mB = NULL, mX = NULL;
     size_t need = 0, written = 0;
     double *keep = NULL; /* the best X so far, while another attempt runs */
+    int attempt = 0, best = -1; /* the attempts below, and the best one's */
+    double best_res = INFINITY;
 
     if (n > INT32_MAX)
         return LSC_FAIL(err, errlen, LS_ELIMIT, "cuDSS takes at most 2^31 - 1 rows; A has %lld",
@@ -185,8 +187,6 @@ int lsc_csr_direct(void *bctx, const ls_csr *A, int nrhs, const double *B, int64
      * nnc1374), attempt 1 factors again after a maximum-product matching
      * (MC64's idea) with two refinement steps, attempt 2 with COLAMD's
      * ordering and partial pivoting by rows; the best X stays. */
-    int attempt = 0, best = -1;
-    double best_res = INFINITY;
 again:;
     double t0 = c->core->now();
     LSC_DSS("analysis", cudssExecute(h, CUDSS_PHASE_ANALYSIS, cfg, data, mA, mX, mB));
@@ -245,9 +245,14 @@ again:;
                 LSC_DSS("matching", cudssConfigSet(cfg, CUDSS_CONFIG_MATCHING_ALG, &match,
                                                    sizeof match));
                 LSC_DSS("refinement", cudssConfigSet(cfg, CUDSS_CONFIG_IR_N_STEPS, &ir, sizeof ir));
-            } else {
+            } else { /* nothing of attempt 1's: COLAMD takes neither */
+                cudssMatchingAlg_t none = CUDSS_MATCHING_ALG_NONE;
+                int ir = 0;
                 cudssReorderingAlg_t order = CUDSS_REORDERING_ALG_COLAMD;
                 cudssPivotType_t piv = CUDSS_PIVOT_GLOBAL_ROW;
+                LSC_DSS("matching", cudssConfigSet(cfg, CUDSS_CONFIG_MATCHING_ALG, &none,
+                                                   sizeof none));
+                LSC_DSS("refinement", cudssConfigSet(cfg, CUDSS_CONFIG_IR_N_STEPS, &ir, sizeof ir));
                 LSC_DSS("ordering", cudssConfigSet(cfg, CUDSS_CONFIG_REORDERING_ALG, &order,
                                                    sizeof order));
                 LSC_DSS("pivoting", cudssConfigSet(cfg, CUDSS_CONFIG_PIVOT_TYPE, &piv, sizeof piv));
@@ -269,6 +274,17 @@ solved:
              : best == 2 ? "; again with COLAMD's ordering and partial pivoting by rows"
                          : "",
              (long long)rep->nnz_lu);
+    goto done;
+dss_failed:
+    if (attempt > 0 && keep && best >= 0 && st != LS_EDEVMEM) {
+        /* a retry cuDSS does not support (nnc1374: COLAMD with row
+         * pivoting): the best answer so far stands */
+        memcpy(X, keep, sizeof(double) * (size_t)n * (size_t)nrhs);
+        st = 0;
+        if (err && errlen)
+            err[0] = '\0';
+        goto solved;
+    }
 done:
     free(keep);
     /* nothing queued may still read what is freed below */
