@@ -365,11 +365,10 @@ static int run_direct(const sparse_args *a, const ls_csr *Ap, int nrhs, const do
     snprintf(msg, msglen, "%s", rep.message);
     if (a->ctx && a->method == SM_AUTO && (st == LS_INACCURATE || st > 0) &&
         ls_csr_direct_available()) {
-        /* cuDSS's default pivoting perturbs pivots that are too small
-         * rather than searching further: on nnc1374 and rajat19 it gave
-         * scaled residuals of 1e9 and 800 (bench/results/h100/checks).
-         * UMFPACK's threshold partial pivoting on the host decides
-         * instead, and the auto line says so. */
+        /* cuDSS's own retries (matching, then row pivoting: sparse_direct.c)
+         * did not reach the scaled residual either, or it found A singular:
+         * UMFPACK's threshold partial pivoting on the host decides, and the
+         * auto line says so. */
         size_t used = strlen(auto_why);
         snprintf(auto_why + used, wlen - used, "; cuDSS: %s, UMFPACK on the host instead",
                  ls_status_name(st));
@@ -532,7 +531,11 @@ solved:
         code = LS_EXIT_INACCURATE;
     if (code != LS_EXIT_OK)
         fprintf(stderr, "linsolve: %s\n", msg);
-    if (a->out_path && st <= 0 && code != LS_EXIT_INPUT) {
+    /* X whenever one was computed (the last iterate too, as --help says);
+     * not for a singular A (NaN) or a solve that never ran */
+    const int computed = st == 0 || st == LS_NOT_CONVERGED || st == LS_BREAKDOWN ||
+                         st == LS_INACCURATE;
+    if (a->out_path && computed) {
         ls_matrix xm = {(int)n, nrhs, (int)n, X, 0, 0};
         if (ls_matrix_write(a->out_path, &xm, err, sizeof err) != 0) {
             fprintf(stderr, "linsolve: %s\n", err);
