@@ -556,8 +556,9 @@ int ls_csr_solve_iter_on(const ls_csr *A, const double *b, double *x, const ls_i
         snprintf(rep->message, sizeof rep->message, "%s", note);
     } else { /* both failed: the first answer, and the report of both */
         memcpy(x, x1, sizeof(double) * (size_t)n);
-        snprintf(note, sizeof note, "%s; with the structural transversal instead: %s",
-                 first.message, ls_status_name(st2));
+        /* the retry's verdict first: the first message may fill the rest */
+        snprintf(note, sizeof note, "with the structural transversal instead: %s; before it: %s",
+                 ls_status_name(st2), first.message);
         *rep = first;
         snprintf(rep->message, sizeof rep->message, "%s", note);
         if (err && errlen)
