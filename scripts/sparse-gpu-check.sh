@@ -8,7 +8,7 @@ set -u
 OUTD=${1:-/tmp/ls-sparse-check}
 B=/tmp/ls-session-build/bin
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PY=/opt/torch/.venv/bin/python3
+PY=${PYTHON_GPU:-/opt/torch/.venv/bin/python3}
 mkdir -p "$OUTD"
 for t in "$B"/test_cuda_sparse_*; do
   [ -x "$t" ] || continue
