@@ -24,9 +24,11 @@ static int which(ls_context *ctx, char *err, size_t errlen)
     return 1;
 }
 
+/* The message in ctx->error too (ls_context_error), unless the context
+ * never opened: its error says why, and stays as it is. */
 static void keep(ls_context *ctx, const char *msg)
 {
-    if (ctx && msg && msg[0])
+    if (ctx && ctx->iface && msg && msg[0])
         snprintf(ctx->error, sizeof ctx->error, "%s", msg);
 }
 
