@@ -1,8 +1,9 @@
 /*
  * Restarted, right-preconditioned GMRES(m) on CSR: Arnoldi on A M^-1 with
- * Gram-Schmidt (the ops' orthogonalize: modified on the host) and Givens rotations. Memory is (m + 1) n for the
- * basis plus two work vectors; each cycle ends with x += M^-1 V y and a
- * true residual, which is what decides convergence.
+ * Gram-Schmidt (the ops' orthogonalize: modified on the host, classical
+ * twice on a GPU) and Givens rotations. Memory is (m + 1) n for the basis
+ * plus two work vectors; each cycle ends with x += M^-1 V y and a true
+ * residual, which is what decides convergence.
  */
 #include <math.h>
 #include <stdio.h>
