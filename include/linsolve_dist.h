@@ -80,6 +80,25 @@ LS_API MPI_Comm ls_grid_comm(const ls_grid *grid);
 /** Last failure of a call on this grid, naming the rank ("" if none). */
 LS_API const char *ls_grid_error(const ls_grid *grid);
 
+/**
+ * The engine that does each rank's local work: LS_BACKEND_CPU (the
+ * default: the rank's BLAS) or LS_BACKEND_CUDA (the rank's GPU: cuBLAS and
+ * liblinsolve's device LU, with NCCL between GPUs when every rank has a GPU
+ * of its own, else host-staged MPI; LS_DIST_TRANSPORT=nccl|mpi forces one).
+ * The CUDA engine is the plugin liblinsolve_dist_cuda.so. Collective over
+ * the grid; every rank gets the same status.
+ * @param[in] device  CUDA device; -1: the rank's index among the grid's
+ *                    ranks on its host, modulo that host's devices
+ * @return 0; LS_EUNAVAIL (no plugin, no GPU), LS_EUNSUPPORTED (another
+ *         backend), LS_EDEVICE ...; ls_grid_error says which rank and why
+ */
+LS_API int ls_grid_set_backend(ls_grid *grid, ls_backend_kind backend, int device);
+/** The engine's name, e.g. "cpu (CBLAS)" or "cuda:0 NVIDIA H200, nccl". */
+LS_API const char *ls_grid_engine_name(const ls_grid *grid);
+/** 1 when the engine works on host memory (the CPU), 0 for device memory:
+ *  what the _gpu entry points take. */
+LS_API int ls_grid_engine_host_memory(const ls_grid *grid);
+
 /** ScaLAPACK's NUMROC: how many of n rows (or columns) in blocks of nb
  *  live on process iproc of nprocs when the first block is on isrcproc. */
 LS_API int ls_numroc(int n, int nb, int iproc, int isrcproc, int nprocs);
@@ -124,6 +143,30 @@ LS_API int ls_pdgesv(int n, int nrhs, double *A, int ia, int ja, const int *desc
                      double *B, int ib, int jb, const int *descb, int *info, ls_grid *grid);
 LS_API int ls_psgesv(int n, int nrhs, float *A, int ia, int ja, const int *desca, int *ipiv,
                      float *B, int ib, int jb, const int *descb, int *info, ls_grid *grid);
+
+/**
+ * The same three with the local pieces (A, B) in the memory of the grid's
+ * engine: device memory on the rank's GPU for the CUDA engine (MAGMA's _gpu
+ * convention), host memory for the CPU engine. ipiv and info stay in host
+ * memory. The host-memory entry points above copy the local pieces to the
+ * device and back around these.
+ */
+LS_API int ls_pdgetrf_gpu(int m, int n, double *dA, int ia, int ja, const int *desca, int *ipiv,
+                          int *info, ls_grid *grid);
+LS_API int ls_psgetrf_gpu(int m, int n, float *dA, int ia, int ja, const int *desca, int *ipiv,
+                          int *info, ls_grid *grid);
+LS_API int ls_pdgetrs_gpu(char trans, int n, int nrhs, const double *dA, int ia, int ja,
+                          const int *desca, const int *ipiv, double *dB, int ib, int jb,
+                          const int *descb, int *info, ls_grid *grid);
+LS_API int ls_psgetrs_gpu(char trans, int n, int nrhs, const float *dA, int ia, int ja,
+                          const int *desca, const int *ipiv, float *dB, int ib, int jb,
+                          const int *descb, int *info, ls_grid *grid);
+LS_API int ls_pdgesv_gpu(int n, int nrhs, double *dA, int ia, int ja, const int *desca,
+                         int *ipiv, double *dB, int ib, int jb, const int *descb, int *info,
+                         ls_grid *grid);
+LS_API int ls_psgesv_gpu(int n, int nrhs, float *dA, int ia, int ja, const int *desca,
+                         int *ipiv, float *dB, int ib, int jb, const int *descb, int *info,
+                         ls_grid *grid);
 
 /**
  * Copy a whole global m x n matrix between one rank and its block-cyclic

@@ -14,6 +14,8 @@ struct ls_grid {
     int nprow, npcol, myrow, mycol, rank;
     int ctxt;          /* what descriptors carry */
     const ls_dist_engine *engine;
+    ls_dist_engine *owned; /* an engine the grid opened (ls_grid_set_backend) */
+    void *plugin;          /* its plugin's handle */
     char error[256];
 };
 
@@ -37,6 +39,11 @@ static inline int ls_dist_l2g(int l, int nb, int p, int src, int np)
 /* Local indices of process p among the global indices [0, g): also the
  * local index of the first global index >= g that p owns. */
 int ls_dist_count(int g, int nb, int p, int src, int np);
+
+/* Back to the CPU engine, releasing one the grid opened (engine_open.c). */
+void ls_dist_engine_release(ls_grid *g);
+/* liblinsolve_dist_cuda.so's handle (opened once), or NULL with why in err. */
+void *ls_dist_cuda_plugin(char *err, size_t len);
 
 /* Record a failure on this rank (printf-style) and return status. */
 int ls_dist_fail(ls_grid *g, int status, const char *fmt, ...)
@@ -77,7 +84,8 @@ typedef struct ls_dist_pivot_head {
  * columns [c0[r], c0[r]+nc[r]) for r < nranges of X (leading dimension lld)
  * within the grid's process column; row r of sub(X) is global row off + r
  * (off a multiple of mb), block-cyclic in mb from process row rsrc.
- * Collective over the process column. ws holds >= 2*nmoves*width entries.
+ * Collective over the process column. ws (engine memory) holds >=
+ * 2*nmoves*width entries; hws (host) as many, for device engines when P > 1.
  */
 typedef struct ls_dist_rows {
     int off, mb, rsrc;
@@ -85,7 +93,7 @@ typedef struct ls_dist_rows {
     int c0[2], nc[2];
 } ls_dist_rows;
 int ls_dist_apply_moves(ls_grid *g, ls_precision p, void *X, int lld, const ls_dist_rows *rl,
-                        int nmoves, const int *dst, const int *src, void *ws);
+                        int nmoves, const int *dst, const int *src, void *ws, void *hws);
 
 /* The moves that LAPACK's sequential interchanges (row k <-> piv[k - k0],
  * relative and 0-based, k = k0 .. k0+count-1) amount to: row dst[i] gets

@@ -8,13 +8,31 @@
  * Every slot takes the engine's context first and the precision second;
  * matrices are column-major blocks with a leading dimension, addressed as
  * void * so that one table serves float and double.
+ *
+ * From version 3 the engine also says where its memory is and moves it
+ * between ranks itself (bcast, reduce_sum): a CPU engine hands host arrays
+ * to MPI, the CUDA engine (src/dist/cuda/) device buffers to NCCL. The
+ * algorithm touches engine memory only through the table when host_memory
+ * is 0, and keeps its bookkeeping (pivots, headers) in host memory.
  */
 #ifndef LS_DIST_ENGINE_H
 #define LS_DIST_ENGINE_H
 
+#include <stddef.h>
+
+#include <mpi.h>
+
 #include "linsolve.h"
 
-#define LS_DIST_ENGINE_API_VERSION 2
+#define LS_DIST_ENGINE_API_VERSION 3
+
+/* A transfer left running (look-ahead): the CPU engine's MPI request, or
+ * whatever a device engine records (an event). */
+typedef struct ls_dist_req {
+    MPI_Request mpi;
+    void *dev;
+    int active;
+} ls_dist_req;
 
 typedef struct ls_dist_engine {
     int api_version;
@@ -50,6 +68,33 @@ typedef struct ls_dist_engine {
      * non-unit upper). NULL: as gemm_tn. */
     void (*trsm_t)(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
                    void *B, int ldb);
+
+    /* version 3 */
+    int host_memory; /* 1: engine memory is host memory the algorithm may touch */
+    /* workspace in engine memory; NULL when it cannot be had */
+    void *(*ws_alloc)(void *ctx, size_t bytes);
+    void (*ws_free)(void *ctx, void *ptr);
+    /* m x n blocks between host memory H and engine memory A; both return
+     * when the copy is complete */
+    void (*get)(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *H, int ldh);
+    void (*set)(void *ctx, ls_precision p, int m, int n, const void *H, int ldh, void *A, int lda);
+    /* bytes of engine memory from root to every rank of comm (the grid's
+     * row or column communicator). req NULL: later slots see the data;
+     * else it may still run until wait(req). 0 or an LS_E* status. */
+    int (*bcast)(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, ls_dist_req *req);
+    int (*wait)(void *ctx, ls_dist_req *req);
+    /* buf (count entries) summed over comm into root's buf */
+    int (*reduce_sum)(void *ctx, ls_precision p, void *buf, size_t count, int root, MPI_Comm comm);
+    /* out row i (width entries, contiguous) = local row rows[i] of X over
+     * the column ranges c0[r] .. c0[r]+nc[r]-1; unpack_rows the reverse.
+     * rows is host memory; out and X engine memory. */
+    void (*pack_rows)(void *ctx, ls_precision p, const void *X, int ldx, int nranges,
+                      const int *c0, const int *nc, int nrows, const int *rows, void *out);
+    void (*unpack_rows)(void *ctx, ls_precision p, const void *in, int nranges, const int *c0,
+                        const int *nc, int nrows, const int *rows, void *X, int ldx);
+    /* waits for the engine's queued work: 0, or the first failure it met
+     * (an LS_E* status, described in msg) */
+    int (*finish)(void *ctx, char *msg, size_t len);
 } ls_dist_engine;
 
 /* The CPU engine (CBLAS); static, nothing to destroy. */

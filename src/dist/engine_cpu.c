@@ -1,7 +1,9 @@
 /* The CPU local engine: the rank's own BLAS (OpenBLAS through CBLAS). */
 #include <cblas.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -154,9 +156,129 @@ static void cpu_trsm_t(void *ctx, ls_precision p, char uplo, int m, int n, const
         cblas_strsm(CblasColMajor, CblasLeft, ul, CblasTrans, dg, m, n, 1.0f, T, ldt, B, ldb);
 }
 
+/* Engine memory is host memory: workspace and transfers are plain. */
+static void *cpu_ws_alloc(void *ctx, size_t bytes)
+{
+    (void)ctx;
+    return malloc(bytes ? bytes : 1);
+}
+
+static void cpu_ws_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+static void cpu_get(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *H,
+                    int ldh)
+{
+    cpu_lacpy(ctx, p, m, n, A, lda, H, ldh);
+}
+
+static void cpu_set(void *ctx, ls_precision p, int m, int n, const void *H, int ldh, void *A,
+                    int lda)
+{
+    cpu_lacpy(ctx, p, m, n, H, ldh, A, lda);
+}
+
+static int cpu_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm,
+                     ls_dist_req *req)
+{
+    (void)ctx;
+    if (bytes > (size_t)INT_MAX)
+        return LS_EINVAL;
+    int rc;
+    if (req) {
+        rc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, comm, &req->mpi);
+        req->active = rc == MPI_SUCCESS;
+    } else {
+        rc = MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
+    }
+    return rc == MPI_SUCCESS ? 0 : LS_EINTERNAL;
+}
+
+static int cpu_wait(void *ctx, ls_dist_req *req)
+{
+    (void)ctx;
+    if (!req || !req->active)
+        return 0;
+    req->active = 0;
+    return MPI_Wait(&req->mpi, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : LS_EINTERNAL;
+}
+
+static int cpu_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root,
+                          MPI_Comm comm)
+{
+    (void)ctx;
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (count > (size_t)INT_MAX)
+        return LS_EINVAL;
+    MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
+    int rc = MPI_Reduce(me == root ? MPI_IN_PLACE : buf, me == root ? buf : NULL, (int)count, t,
+                        MPI_SUM, root, comm);
+    return rc == MPI_SUCCESS ? 0 : LS_EINTERNAL;
+}
+
+static void cpu_pack_rows(void *ctx, ls_precision p, const void *X, int ldx, int nranges,
+                          const int *c0, const int *nc, int nrows, const int *rows, void *out)
+{
+    const size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
+    char *o = out;
+    for (int i = 0; i < nrows; ++i)
+        for (int r = 0; r < nranges; ++r) {
+            cpu_lacpy(ctx, p, 1, nc[r], (const char *)X + ((size_t)c0[r] * (size_t)ldx +
+                                                           (size_t)rows[i]) * es,
+                      ldx, o, 1);
+            o += (size_t)nc[r] * es;
+        }
+}
+
+static void cpu_unpack_rows(void *ctx, ls_precision p, const void *in, int nranges,
+                            const int *c0, const int *nc, int nrows, const int *rows, void *X,
+                            int ldx)
+{
+    const size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
+    const char *s = in;
+    for (int i = 0; i < nrows; ++i)
+        for (int r = 0; r < nranges; ++r) {
+            cpu_lacpy(ctx, p, 1, nc[r], s, 1,
+                      (char *)X + ((size_t)c0[r] * (size_t)ldx + (size_t)rows[i]) * es, ldx);
+            s += (size_t)nc[r] * es;
+        }
+}
+
+static int cpu_finish(void *ctx, char *msg, size_t len)
+{
+    (void)ctx;
+    if (msg && len)
+        msg[0] = '\0';
+    return 0;
+}
+
 static const ls_dist_engine cpu_engine = {
-    LS_DIST_ENGINE_API_VERSION, "cpu (CBLAS)", NULL, cpu_gemm_sub, cpu_trsm, cpu_ger_sub,
-    cpu_scal_inv, cpu_iamax, cpu_lacpy, NULL, cpu_getrf, cpu_gemm_tn, cpu_trsm_t,
+    .api_version = LS_DIST_ENGINE_API_VERSION,
+    .name = "cpu (CBLAS)",
+    .gemm_sub = cpu_gemm_sub,
+    .trsm = cpu_trsm,
+    .ger_sub = cpu_ger_sub,
+    .scal_inv = cpu_scal_inv,
+    .iamax = cpu_iamax,
+    .lacpy = cpu_lacpy,
+    .getrf = cpu_getrf,
+    .gemm_tn = cpu_gemm_tn,
+    .trsm_t = cpu_trsm_t,
+    .host_memory = 1,
+    .ws_alloc = cpu_ws_alloc,
+    .ws_free = cpu_ws_free,
+    .get = cpu_get,
+    .set = cpu_set,
+    .bcast = cpu_bcast,
+    .wait = cpu_wait,
+    .reduce_sum = cpu_reduce_sum,
+    .pack_rows = cpu_pack_rows,
+    .unpack_rows = cpu_unpack_rows,
+    .finish = cpu_finish,
 };
 
 const ls_dist_engine *ls_dist_engine_cpu(void) { return &cpu_engine; }

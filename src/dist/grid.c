@@ -134,6 +134,7 @@ void ls_grid_destroy(ls_grid *g)
 {
     if (!g)
         return;
+    ls_dist_engine_release(g);
     if (g->row_comm != MPI_COMM_NULL)
         MPI_Comm_free(&g->row_comm);
     if (g->col_comm != MPI_COMM_NULL)
@@ -268,8 +269,73 @@ int ls_dist_moves_of(int k0, int count, const int *piv, int *dst, int *src, int 
     return nm;
 }
 
+/* Device engines: the rows are packed and unpacked on the device by
+ * index lists, and cross the process column through host staging. */
+static int apply_moves_engine(ls_grid *g, ls_precision p, void *X, int lld,
+                              const ls_dist_rows *rl, int nmoves, const int *dst, const int *src,
+                              void *ws, void *hws, int width)
+{
+    const ls_dist_engine *e = g->engine;
+    const int np = g->nprow, me = g->myrow;
+    const size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
+    int *rows = malloc((2 * (size_t)nmoves + 4 * (size_t)np) * sizeof(int));
+    if (!rows)
+        return ls_dist_fail(g, LS_ENOMEM, "out of memory for %d row moves", nmoves);
+    int *srows = rows, *rrows = rows + nmoves, *sc = rows + 2 * nmoves, *rc = sc + np;
+    int *sd = rc + np, *rd = sd + np;
+    memset(sc, 0, 4 * (size_t)np * sizeof(int));
+    for (int i = 0; i < nmoves; ++i) {
+        int so = ls_dist_owner(rl->off + src[i], rl->mb, rl->rsrc, np);
+        int dn = ls_dist_owner(rl->off + dst[i], rl->mb, rl->rsrc, np);
+        sc[dn] += so == me;
+        rc[so] += dn == me;
+    }
+    for (int q = 1; q < np; ++q) {
+        sd[q] = sd[q - 1] + sc[q - 1];
+        rd[q] = rd[q - 1] + rc[q - 1];
+    }
+    const int nsend = sd[np - 1] + sc[np - 1], nrecv = rd[np - 1] + rc[np - 1];
+    /* the send list in destination order, the receive list in source order,
+     * each in move order within (what the host path's packing does) */
+    for (int q = 0; q < np; ++q)
+        sc[q] = sd[q], rc[q] = rd[q];
+    for (int i = 0; i < nmoves; ++i) {
+        int so = ls_dist_owner(rl->off + src[i], rl->mb, rl->rsrc, np);
+        int dn = ls_dist_owner(rl->off + dst[i], rl->mb, rl->rsrc, np);
+        if (so == me)
+            srows[sc[dn]++] = ls_dist_g2l(rl->off + src[i], rl->mb, np);
+        if (dn == me)
+            rrows[rc[so]++] = ls_dist_g2l(rl->off + dst[i], rl->mb, np);
+    }
+    char *sbuf = ws, *rbuf = (char *)ws + (size_t)nmoves * (size_t)width * es;
+    e->pack_rows(e->context, p, X, lld, rl->nranges, rl->c0, rl->nc, nsend, srows, sbuf);
+    int st = 0;
+    if (np > 1) {
+        char *hs = hws, *hr = (char *)hws + (size_t)nmoves * (size_t)width * es;
+        for (int q = 0; q < np; ++q) { /* counts and offsets in entries */
+            sc[q] = (sc[q] - sd[q]) * width;
+            rc[q] = (rc[q] - rd[q]) * width;
+            sd[q] *= width;
+            rd[q] *= width;
+        }
+        if (nsend)
+            e->get(e->context, p, nsend * width, 1, sbuf, nsend * width, hs, nsend * width);
+        MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
+        if (MPI_Alltoallv(hs, sc, sd, t, hr, rc, rd, t, g->col_comm) != MPI_SUCCESS)
+            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Alltoallv failed");
+        else if (nrecv)
+            e->set(e->context, p, nrecv * width, 1, hr, nrecv * width, rbuf, nrecv * width);
+    } else {
+        rbuf = sbuf; /* every move stays on this rank, in the same order */
+    }
+    if (st == 0)
+        e->unpack_rows(e->context, p, rbuf, rl->nranges, rl->c0, rl->nc, nrecv, rrows, X, lld);
+    free(rows);
+    return st;
+}
+
 int ls_dist_apply_moves(ls_grid *g, ls_precision p, void *X, int lld, const ls_dist_rows *rl,
-                        int nmoves, const int *dst, const int *src, void *ws)
+                        int nmoves, const int *dst, const int *src, void *ws, void *hws)
 {
     const ls_dist_engine *e = g->engine;
     const int np = g->nprow, me = g->myrow;
@@ -279,6 +345,8 @@ int ls_dist_apply_moves(ls_grid *g, ls_precision p, void *X, int lld, const ls_d
         width += rl->nc[r];
     if (width == 0 || nmoves == 0)
         return 0;
+    if (!e->host_memory)
+        return apply_moves_engine(g, p, X, lld, rl, nmoves, dst, src, ws, hws, width);
     char *sbuf = ws, *rbuf = (char *)ws + (size_t)nmoves * (size_t)width * es;
     int stack_counts[4 * 8];
     int *counts = np <= 8 ? stack_counts : malloc(4 * (size_t)np * sizeof(int));

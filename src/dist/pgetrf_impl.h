@@ -44,16 +44,31 @@ static void FN(pivot_op)(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
+/* Engine memory (host memory for the CPU engine, device memory for CUDA)
+ * holds what the local kernels read: L, U12, the exchanged rows. Host
+ * memory holds the bookkeeping. */
 typedef struct FN(getrf_ws) {
-    char *lbuf[2];  /* panel header (info, pivots) + L panel; two for look-ahead */
+    char *lbuf[2];  /* engine: panel header (info, pivots) + L panel; two for look-ahead */
+    int *hdr[2];    /* host copies of the headers (the headers themselves in host memory) */
     size_t lhdr;    /* header bytes */
-    REAL *ubuf;     /* U12, nb x local columns */
+    REAL *ubuf;     /* engine: U12, nb x local columns */
+    REAL *dcand;    /* engine: the pivot row, for ger (device engines) */
     char *rec[2];   /* pivot records in / out */
     size_t rec_bytes;
-    void *swap;     /* row exchange buffers */
+    void *swap;     /* engine: row exchange buffers */
+    void *hswap;    /* host staging of the exchange (device engines, P > 1) */
     int *label, *touched, *dst, *src;
-    void *block;
+    void *block;    /* host */
+    void *eblock;   /* engine memory apart from block (device engines) */
 } FN(getrf_ws);
+
+static void FN(getrf_free)(const ls_grid *g, FN(getrf_ws) *w)
+{
+    free(w->block);
+    if (w->eblock)
+        g->engine->ws_free(g->engine->context, w->eblock);
+    w->block = w->eblock = NULL;
+}
 
 static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int *d,
                            FN(getrf_ws) *w)
@@ -66,28 +81,47 @@ static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int
     size_t es = sizeof(REAL), nbz = (size_t)nb;
     w->lhdr = ((nbz + 2) * sizeof(int) + 15) / 16 * 16;
     w->rec_bytes = (sizeof(ls_dist_pivot_head) + 2 * nbz * es + 15) / 16 * 16;
+    const ls_dist_engine *e = g->engine;
+    const int dev = !e->host_memory;
     size_t lbytes = w->lhdr + locr * nbz * es + 16;
-    size_t ubytes = (nbz * locc + 1) * es;
-    size_t sbytes = (4 * nbz * locc + 1) * es;
+    size_t ubytes = ((nbz * locc + 1) * es + 15) / 16 * 16;
+    size_t sbytes = ((4 * nbz * locc + 1) * es + 15) / 16 * 16;
+    size_t cbytes = dev ? (2 * nbz * es + 15) / 16 * 16 : 0;
+    size_t hsbytes = dev && g->nprow > 1 ? sbytes : 0;
     size_t ibytes = ((size_t)m + 6 * nbz + 4) * sizeof(int);
     lbytes = (lbytes + 15) / 16 * 16;
-    size_t total = 2 * lbytes + ubytes + 2 * w->rec_bytes + sbytes + ibytes + 64;
-    char *p = ls_dist_malloc(g, total);
+    size_t ebytes = 2 * lbytes + ubytes + sbytes + cbytes;
+    size_t hbytes = 2 * w->rec_bytes + ibytes + 64 + (dev ? 2 * w->lhdr + hsbytes : ebytes);
+    char *p = ls_dist_malloc(g, hbytes);
     w->block = p;
     if (!p)
         return ls_dist_fail(g, LS_ENOMEM,
                             "out of memory for the LU workspace (%zu bytes, n = %d, nb = %d)",
-                            total, n, nb);
-    w->lbuf[0] = p;
-    w->lbuf[1] = p + lbytes;
-    p += 2 * lbytes;
-    w->ubuf = (REAL *)p;
-    p += (ubytes + 15) / 16 * 16;
+                            hbytes, n, nb);
+    char *q = p;
+    if (dev) {
+        if (!(q = w->eblock = e->ws_alloc(e->context, ebytes)))
+            return ls_dist_fail(g, LS_EDEVMEM, "out of %s memory for the LU workspace (%zu "
+                                "bytes, n = %d, nb = %d)", e->name, ebytes, n, nb);
+    } else {
+        p += ebytes;
+    }
+    w->lbuf[0] = q;
+    w->lbuf[1] = q + lbytes;
+    q += 2 * lbytes;
+    w->ubuf = (REAL *)q;
+    q += ubytes;
+    w->swap = q;
+    q += sbytes;
+    w->dcand = dev ? (REAL *)q : NULL;
+    w->hdr[0] = dev ? (int *)p : (int *)w->lbuf[0];
+    w->hdr[1] = dev ? (int *)(p + w->lhdr) : (int *)w->lbuf[1];
+    p += dev ? 2 * w->lhdr : 0;
+    w->hswap = dev && g->nprow > 1 ? p : NULL;
+    p += hsbytes;
     w->rec[0] = p;
     w->rec[1] = p + w->rec_bytes;
     p += 2 * w->rec_bytes;
-    w->swap = p;
-    p += (sbytes + 15) / 16 * 16;
     w->label = (int *)p;
     w->touched = w->label + m;
     w->dst = w->touched + 2 * nb;
@@ -136,14 +170,14 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
         hin->width = nb;
         if (r_end > ls) {
             int li = ls + e->iamax(e->context, PREC_, r_end - ls, col + ls);
-            hin->absval = fabs((double)col[li]);
+            e->get(e->context, PREC_, 1, jb, pan + li, lld, cin, 1);
+            hin->absval = fabs((double)cin[c]);
             hin->row = ls_dist_l2g(li, nb, me, rsrc, np);
-            e->lacpy(e->context, PREC_, 1, jb, pan + li, lld, cin, 1);
         }
         const int jown = ls_dist_owner(gj, nb, rsrc, np) == me;
         if (jown) {
             hin->has_j = 1;
-            e->lacpy(e->context, PREC_, 1, jb, pan + ls_dist_g2l(gj, nb, np), lld, cin + nb, 1);
+            e->get(e->context, PREC_, 1, jb, pan + ls_dist_g2l(gj, nb, np), lld, cin + nb, 1);
         }
         ls_dist_pivot_head *h = hin;
         if (np > 1) {
@@ -157,9 +191,14 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
         hdr[1 + c] = p - ia0;
         if (p != gj) {
             if (jown)
-                e->lacpy(e->context, PREC_, 1, jb, cand, 1, pan + ls_dist_g2l(gj, nb, np), lld);
+                e->set(e->context, PREC_, 1, jb, cand, 1, pan + ls_dist_g2l(gj, nb, np), lld);
             if (ls_dist_owner(p, nb, rsrc, np) == me)
-                e->lacpy(e->context, PREC_, 1, jb, rowj, 1, pan + ls_dist_g2l(p, nb, np), lld);
+                e->set(e->context, PREC_, 1, jb, rowj, 1, pan + ls_dist_g2l(p, nb, np), lld);
+        }
+        const REAL *y = cand; /* ger reads the pivot row from engine memory */
+        if (w->dcand && jb - c - 1 > 0 && r_end > ls_dist_count(gj + 1, nb, me, rsrc, np)) {
+            e->set(e->context, PREC_, 1, jb, cand, 1, w->dcand, 1);
+            y = w->dcand;
         }
         const int ls1 = ls_dist_count(gj + 1, nb, me, rsrc, np);
         if (piv != 0) {
@@ -167,7 +206,7 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
         } else if (hdr[0] == 0) {
             hdr[0] = j0 + c + 1;
         }
-        e->ger_sub(e->context, PREC_, r_end - ls1, jb - c - 1, col + ls1, cand + c + 1,
+        e->ger_sub(e->context, PREC_, r_end - ls1, jb - c - 1, col + ls1, y + c + 1,
                    col + (size_t)lld + ls1, lld);
     }
     return 0;
@@ -177,8 +216,8 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
  * the L buffer), and its broadcast along process rows: started here, with
  * req set when it is nonblocking (look-ahead). */
 static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int mn, int r_end,
-                              int c_end, const int *d, FN(getrf_ws) *w, char *lbuf,
-                              MPI_Datatype rt, MPI_Op op, MPI_Request *req)
+                              int c_end, const int *d, FN(getrf_ws) *w, int which,
+                              MPI_Datatype rt, MPI_Op op, ls_dist_req *req)
 {
     const ls_dist_engine *e = g->engine;
     const int np = g->nprow, nq = g->npcol, nb = d[LS_DESC_NB], lld = d[LS_DESC_LLD];
@@ -187,20 +226,22 @@ static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int
     const int lr0 = ls_dist_count(ia0 + j0, nb, g->myrow, d[LS_DESC_RSRC], np);
     const int nloc = r_end - lr0, ldl = nloc > 1 ? nloc : 1;
     const int lc = g->mycol == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : c_end;
-    int *hdr = (int *)lbuf;
+    char *lbuf = w->lbuf[which];
+    int *hdr = w->hdr[which];
     if (g->mycol == pc) {
         int st = FN(panel)(g, A, lld, ia0, j0, jb, lc, r_end, d, w, rt, op, hdr);
         if (st)
             return st;
         e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)lc * (size_t)lld + lr0, lld,
                  (REAL *)(lbuf + w->lhdr), ldl);
+        if (hdr != (int *)lbuf && nq > 1) /* the header travels with L: 4-byte words */
+            e->set(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, hdr, 1, lbuf, 1);
     }
     if (nq == 1)
         return 0;
-    const int bytes = (int)(w->lhdr + (size_t)nloc * (size_t)jb * sizeof(REAL));
-    int rc = req ? MPI_Ibcast(lbuf, bytes, MPI_BYTE, pc, g->row_comm, req)
-                 : MPI_Bcast(lbuf, bytes, MPI_BYTE, pc, g->row_comm);
-    return rc == MPI_SUCCESS ? 0 : ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (panel) failed");
+    const size_t bytes = w->lhdr + (size_t)nloc * (size_t)jb * sizeof(REAL);
+    int rc = e->bcast(e->context, lbuf, bytes, pc, g->row_comm, req);
+    return rc == 0 ? 0 : ls_dist_fail(g, rc, "broadcast of the panel failed (%s)", e->name);
 }
 
 /*
@@ -225,7 +266,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
     const char *la = getenv("LS_DIST_LOOKAHEAD");
     const int lookahead = !(la && la[0] == '0');
     int info = 0, st = 0, cur = 0, ready = 0; /* ready: panel j0 factored and sent */
-    MPI_Request req = MPI_REQUEST_NULL;
+    ls_dist_req req = {MPI_REQUEST_NULL, NULL, 0};
     MPI_Datatype rt;
     MPI_Op op;
     MPI_Type_contiguous((int)w->rec_bytes, MPI_BYTE, &rt);
@@ -238,17 +279,18 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         const int lr0 = ls_dist_count(ia0 + j0, nb, myr, rsrc, np);
         const int nloc = r_end - lr0, ldl = nloc > 1 ? nloc : 1;
         const int lc = myc == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : c_end;
-        int *hdr = (int *)w->lbuf[cur];
+        int *hdr = w->hdr[cur];
         REAL *L = (REAL *)(w->lbuf[cur] + w->lhdr);
         /* 1-2. panel, and L with its pivots along the process row */
         if (!ready)
-            st = FN(panel_and_send)(g, A, ia0, ja0, j0, mn, r_end, c_end, d, w, w->lbuf[cur], rt,
-                                    op, NULL);
-        else if (req != MPI_REQUEST_NULL && MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Ibcast (panel) failed");
+            st = FN(panel_and_send)(g, A, ia0, ja0, j0, mn, r_end, c_end, d, w, cur, rt, op, NULL);
+        else if ((st = e->wait(e->context, &req)) != 0)
+            st = ls_dist_fail(g, st, "broadcast of the panel failed (%s)", e->name);
         ready = 0;
         if (st)
             break;
+        if (hdr != (int *)w->lbuf[cur] && myc != pc) /* the header that came with L */
+            e->get(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, w->lbuf[cur], 1, hdr, 1);
         if (info == 0 && hdr[0] > 0)
             info = hdr[0];
         if (myr == pr)
@@ -264,7 +306,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
             rl.nc[0] = c_end - c_begin;
             rl.nranges = 1;
         }
-        st = ls_dist_apply_moves(g, PREC_, A, lld, &rl, nm, w->dst, w->src, w->swap);
+        st = ls_dist_apply_moves(g, PREC_, A, lld, &rl, nm, w->dst, w->src, w->swap, w->hswap);
         if (st)
             break;
         /* 4. U12 on the diagonal process row, down the process columns */
@@ -275,8 +317,10 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
             e->trsm(e->context, PREC_, 'L', jb, nr, L, ldl, a12, lld);
             e->lacpy(e->context, PREC_, jb, nr, a12, lld, w->ubuf, jb);
         }
-        if (nr > 0 && np > 1 && MPI_Bcast(w->ubuf, jb * nr, MPIT_, pr, g->col_comm) != MPI_SUCCESS) {
-            st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (U12) failed");
+        if (nr > 0 && np > 1 &&
+            (st = e->bcast(e->context, w->ubuf, (size_t)jb * (size_t)nr * sizeof(REAL), pr,
+                           g->col_comm, NULL)) != 0) {
+            st = ls_dist_fail(g, st, "broadcast of U12 failed (%s)", e->name);
             break;
         }
         /* 5. trailing update; with look-ahead, block column j1 first, then
@@ -291,8 +335,8 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                 e->gemm_sub(e->context, PREC_, r_end - lrb, done, jb, L + (lrb - lr0), ldl,
                             w->ubuf, jb, A + (size_t)rc0 * (size_t)lld + lrb, lld);
             }
-            st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, w->lbuf[!cur],
-                                    rt, op, &req);
+            st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, !cur, rt, op,
+                                    &req);
             if (st)
                 break;
             ready = 1;
@@ -302,10 +346,13 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                         w->ubuf + (size_t)done * (size_t)jb, jb,
                         A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
     }
-    if (req != MPI_REQUEST_NULL)
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    e->wait(e->context, &req);
     MPI_Op_free(&op);
     MPI_Type_free(&rt);
+    char msg[200];
+    int fin = e->finish(e->context, msg, sizeof msg);
+    if (!st && fin)
+        st = ls_dist_fail(g, fin, "%s", msg);
     return st ? st : info;
 }
 

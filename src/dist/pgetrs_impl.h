@@ -15,12 +15,22 @@
 #define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
 
 typedef struct FN(getrs_ws) {
-    REAL *f;     /* a block column of L or U: local rows x nb */
-    REAL *x;     /* a solved block of B: nb x local columns */
-    void *swap;
+    REAL *f;     /* engine: a block column of L or U, local rows x nb */
+    REAL *x;     /* engine: a solved block of B, nb x local columns */
+    void *swap;  /* engine */
+    void *hswap; /* host staging of the exchange (device engines, P > 1) */
     int *piv, *label, *touched, *dst, *src;
-    void *block;
+    void *block;  /* host */
+    void *eblock; /* engine memory apart from block (device engines) */
 } FN(getrs_ws);
+
+static void FN(getrs_free)(const ls_grid *g, FN(getrs_ws) *w)
+{
+    free(w->block);
+    if (w->eblock)
+        g->engine->ws_free(g->engine->context, w->eblock);
+    w->block = w->eblock = NULL;
+}
 
 static int FN(getrs_alloc)(ls_grid *g, int n, int nrhs, int ia0, int jb0, const int *da,
                            const int *db, FN(getrs_ws) *w)
@@ -32,21 +42,36 @@ static int FN(getrs_alloc)(ls_grid *g, int n, int nrhs, int ia0, int jb0, const 
                                          g->npcol) -
                            ls_dist_count(jb0, db[LS_DESC_NB], g->mycol, db[LS_DESC_CSRC], g->npcol));
     size_t es = sizeof(REAL), nz = (size_t)n;
-    size_t fbytes = (locr * (size_t)nb + 1) * es, xbytes = ((size_t)nb * locc + 1) * es;
-    size_t sbytes = (4 * nz * locc + 1) * es, ibytes = 7 * (nz + 1) * sizeof(int);
-    size_t total = fbytes + xbytes + sbytes + ibytes + 64;
+    const ls_dist_engine *e = g->engine;
+    const int dev = !e->host_memory;
+    /* one engine process column: the factor is read in place, not copied */
+    size_t fbytes = g->npcol > 1 ? ((locr * (size_t)nb + 1) * es + 15) / 16 * 16 : 16;
+    size_t xbytes = (((size_t)nb * locc + 1) * es + 15) / 16 * 16;
+    size_t sbytes = ((4 * nz * locc + 1) * es + 15) / 16 * 16, ibytes = 7 * (nz + 1) * sizeof(int);
+    size_t hsbytes = dev && g->nprow > 1 ? sbytes : 0;
+    size_t ebytes = fbytes + xbytes + sbytes;
+    size_t total = ibytes + 64 + (dev ? hsbytes : ebytes);
     char *p = ls_dist_malloc(g, total);
     w->block = p;
     if (!p)
         return ls_dist_fail(g, LS_ENOMEM,
                             "out of memory for the solve workspace (%zu bytes, n = %d, nrhs = %d)",
                             total, n, nrhs);
-    w->f = (REAL *)p;
-    p += (fbytes + 15) / 16 * 16;
-    w->x = (REAL *)p;
-    p += (xbytes + 15) / 16 * 16;
-    w->swap = p;
-    p += (sbytes + 15) / 16 * 16;
+    char *q = p;
+    if (dev) {
+        if (!(q = w->eblock = e->ws_alloc(e->context, ebytes)))
+            return ls_dist_fail(g, LS_EDEVMEM, "out of %s memory for the solve workspace (%zu "
+                                "bytes, n = %d, nrhs = %d)", e->name, ebytes, n, nrhs);
+        w->hswap = hsbytes ? p : NULL;
+        p += hsbytes;
+    } else {
+        p += ebytes;
+    }
+    w->f = (REAL *)q;
+    q += fbytes;
+    w->x = (REAL *)q;
+    q += xbytes;
+    w->swap = q;
     w->piv = (int *)p;
     w->label = w->piv + n + 1;
     w->touched = w->label + n + 1;
@@ -55,6 +80,27 @@ static int FN(getrs_alloc)(ls_grid *g, int n, int nrhs, int ia0, int jb0, const 
     for (int i = 0; i < n; ++i)
         w->label[i] = -1;
     return 0;
+}
+
+/* Rows lr0 .. lr0+nloc-1 of the factor's block column at local column gc
+ * (jb wide, on process column pc) on every rank of the process row: read in place with one
+ * process column, else copied by its owner and broadcast. NULL: failed. */
+static const REAL *FN(factor_column)(ls_grid *g, const REAL *A, int lda, int gc, int jb, int lr0,
+                                     int nloc, int pc, FN(getrs_ws) *w, int *ldf)
+{
+    const ls_dist_engine *e = g->engine;
+    if (g->npcol == 1) {
+        *ldf = lda;
+        return A + (size_t)gc * (size_t)lda + lr0;
+    }
+    *ldf = nloc > 1 ? nloc : 1;
+    if (g->mycol == pc)
+        e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)gc * (size_t)lda + lr0, lda, w->f,
+                 *ldf);
+    if (e->bcast(e->context, w->f, (size_t)nloc * (size_t)jb * sizeof(REAL), pc, g->row_comm,
+                 NULL) != 0)
+        return NULL;
+    return w->f;
 }
 
 /* 'T' / 'C' (real: the same): A^T X = U^T L^T P^T X = B, so forward with
@@ -68,7 +114,7 @@ static int FN(getrs_trans)(ls_grid *g, int n, const REAL *A, int ia0, int ja0, c
                            REAL *Bc, int ib0, int nc, const int *db, FN(getrs_ws) *w)
 {
     const ls_dist_engine *e = g->engine;
-    const int np = g->nprow, nq = g->npcol, myr = g->myrow, myc = g->mycol;
+    const int np = g->nprow, nq = g->npcol, myr = g->myrow;
     const int nb = da[LS_DESC_NB], rsa = da[LS_DESC_RSRC], csa = da[LS_DESC_CSRC];
     const int lda = da[LS_DESC_LLD], rsb = db[LS_DESC_RSRC], ldb = db[LS_DESC_LLD];
     const int nblk = (n + nb - 1) / nb;
@@ -82,13 +128,13 @@ static int FN(getrs_trans)(ls_grid *g, int n, const REAL *A, int ia0, int ja0, c
              * or from block k down (L) */
             const int lr0 = ls_dist_count(pass == 0 ? ia0 : ia0 + j0, nb, myr, rsa, np);
             const int lr1 = ls_dist_count(pass == 0 ? ia0 + j0 + jb : ia0 + n, nb, myr, rsa, np);
-            const int nloc = lr1 - lr0, ldf = nloc > 1 ? nloc : 1;
-            if (myc == pc)
-                e->lacpy(e->context, PREC_, nloc, jb,
-                         A + (size_t)ls_dist_g2l(ja0 + j0, nb, nq) * (size_t)lda + lr0, lda, w->f,
-                         ldf);
-            if (nq > 1 && MPI_Bcast(w->f, nloc * jb, MPIT_, pc, g->row_comm) != MPI_SUCCESS)
-                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (factor column) failed");
+            const int nloc = lr1 - lr0;
+            int ldf;
+            const REAL *f = FN(factor_column)(g, A, lda, ls_dist_g2l(ja0 + j0, nb, nq), jb,
+                                                  lr0, nloc, pc, w, &ldf);
+            if (!f)
+                return ls_dist_fail(g, LS_EINTERNAL, "broadcast of a factor column failed (%s)",
+                                    e->name);
             if (nc <= 0)
                 continue;
             const int lb0 = ls_dist_count(pass == 0 ? ib0 : ib0 + j0, nb, myr, rsb, np);
@@ -97,24 +143,32 @@ static int FN(getrs_trans)(ls_grid *g, int n, const REAL *A, int ia0, int ja0, c
             /* the diagonal block: last (U) or first (L) rows of the range;
              * the solved rows of B: the others */
             const int dk = pass == 0 ? nloc - jb : 0, bk = pass == 0 ? lb1 - jb : lb0;
-            const REAL *fo = pass == 0 ? w->f : w->f + skip;
+            const REAL *fo = pass == 0 ? f : f + skip;
             const REAL *yo = pass == 0 ? Bc + lb0 : Bc + lb0 + skip;
             if (myr == pr)
                 e->lacpy(e->context, PREC_, jb, nc, Bc + bk, ldb, w->x, jb);
             e->gemm_tn(e->context, PREC_, jb, nc, nsolved, -1.0, fo, ldf, yo, ldb,
                        myr == pr ? 1.0 : 0.0, w->x, jb);
-            if (np > 1 &&
-                MPI_Reduce(myr == pr ? MPI_IN_PLACE : w->x, myr == pr ? w->x : NULL, jb * nc,
-                           MPIT_, MPI_SUM, pr, g->col_comm) != MPI_SUCCESS)
-                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Reduce (solved rows) failed");
+            int rc;
+            if (np > 1 && (rc = e->reduce_sum(e->context, PREC_, w->x, (size_t)jb * (size_t)nc,
+                                              pr, g->col_comm)) != 0)
+                return ls_dist_fail(g, rc, "sum of the solved rows failed (%s)", e->name);
             if (myr == pr) {
-                e->trsm_t(e->context, PREC_, pass == 0 ? 'U' : 'L', jb, nc, w->f + dk, ldf, w->x,
+                e->trsm_t(e->context, PREC_, pass == 0 ? 'U' : 'L', jb, nc, f + dk, ldf, w->x,
                           jb);
                 e->lacpy(e->context, PREC_, jb, nc, w->x, jb, Bc + bk, ldb);
             }
         }
     }
     return 0;
+}
+
+/* The engine's queued work done, and its first failure if any. */
+static int FN(getrs_finish)(ls_grid *g)
+{
+    char msg[200];
+    int fin = g->engine->finish(g->engine->context, msg, sizeof msg);
+    return fin ? ls_dist_fail(g, fin, "%s", msg) : 0;
 }
 
 static int FN(getrs_core)(ls_grid *g, int trans, int n, int nrhs, const REAL *A, int ia0,
@@ -151,10 +205,10 @@ static int FN(getrs_core)(ls_grid *g, int trans, int n, int nrhs, const REAL *A,
          * permutation, i.e. the same moves with source and target swapped */
         st = FN(getrs_trans)(g, n, A, ia0, ja0, da, Bc, ib0, nc, db, w);
         if (st == 0)
-            st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->src, w->dst, w->swap);
-        return st;
+            st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->src, w->dst, w->swap, w->hswap);
+        return st ? st : FN(getrs_finish)(g);
     }
-    st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->dst, w->src, w->swap);
+    st = ls_dist_apply_moves(g, PREC_, B, ldb, &rl, nm, w->dst, w->src, w->swap, w->hswap);
     if (st)
         return st;
 
@@ -169,13 +223,13 @@ static int FN(getrs_core)(ls_grid *g, int trans, int n, int nrhs, const REAL *A,
              * from the top through block k (U) */
             const int lr0 = ls_dist_count(pass == 0 ? ia0 + j0 : ia0, nb, myr, rsa, np);
             const int lr1 = ls_dist_count(pass == 0 ? ia0 + n : ia0 + j0 + jb, nb, myr, rsa, np);
-            const int nloc = lr1 - lr0, ldf = nloc > 1 ? nloc : 1;
-            if (myc == pc)
-                e->lacpy(e->context, PREC_, nloc, jb,
-                         A + (size_t)ls_dist_g2l(ja0 + j0, nb, nq) * (size_t)lda + lr0, lda, w->f,
-                         ldf);
-            if (nq > 1 && MPI_Bcast(w->f, nloc * jb, MPIT_, pc, g->row_comm) != MPI_SUCCESS)
-                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (factor column) failed");
+            const int nloc = lr1 - lr0;
+            int ldf;
+            const REAL *f = FN(factor_column)(g, A, lda, ls_dist_g2l(ja0 + j0, nb, nq), jb,
+                                                  lr0, nloc, pc, w, &ldf);
+            if (!f)
+                return ls_dist_fail(g, LS_EINTERNAL, "broadcast of a factor column failed (%s)",
+                                    e->name);
             if (nc <= 0)
                 continue;
             const int lb0 = ls_dist_count(pass == 0 ? ib0 + j0 : ib0, nb, myr, rsb, np);
@@ -183,22 +237,24 @@ static int FN(getrs_core)(ls_grid *g, int trans, int n, int nrhs, const REAL *A,
             /* the diagonal block's rows: first (L) or last (U) of this range */
             const int dk = pass == 0 ? 0 : nloc - jb, bk = pass == 0 ? lb0 : lb1 - jb;
             if (myr == pr) {
-                e->trsm(e->context, PREC_, pass == 0 ? 'L' : 'U', jb, nc, w->f + dk, ldf, Bc + bk,
+                e->trsm(e->context, PREC_, pass == 0 ? 'L' : 'U', jb, nc, f + dk, ldf, Bc + bk,
                         ldb);
                 e->lacpy(e->context, PREC_, jb, nc, Bc + bk, ldb, w->x, jb);
             }
-            if (np > 1 && MPI_Bcast(w->x, jb * nc, MPIT_, pr, g->col_comm) != MPI_SUCCESS)
-                return ls_dist_fail(g, LS_EINTERNAL, "MPI_Bcast (solution block) failed");
+            int rc;
+            if (np > 1 && (rc = e->bcast(e->context, w->x, (size_t)jb * (size_t)nc * sizeof(REAL),
+                                         pr, g->col_comm, NULL)) != 0)
+                return ls_dist_fail(g, rc, "broadcast of a solution block failed (%s)", e->name);
             const int skip = myr == pr ? jb : 0;
             if (pass == 0)
-                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, w->f + skip, ldf, w->x, jb,
+                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, f + skip, ldf, w->x, jb,
                             Bc + lb0 + skip, ldb);
             else
-                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, w->f, ldf, w->x, jb,
+                e->gemm_sub(e->context, PREC_, lb1 - lb0 - skip, nc, jb, f, ldf, w->x, jb,
                             Bc + lb0, ldb);
         }
     }
-    return 0;
+    return FN(getrs_finish)(g);
 }
 
 #undef PREC_
