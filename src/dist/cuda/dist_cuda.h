@@ -20,6 +20,13 @@
 
 #define LS_DIST_CUDA_ABI 1
 
+/* The plugin's two entry points are all it exports. */
+#if defined(__GNUC__)
+#define LS_DIST_CUDA_API __attribute__((visibility("default")))
+#else
+#define LS_DIST_CUDA_API
+#endif
+
 /* Transports between ranks' device buffers. */
 enum { LS_DIST_TRANSPORT_AUTO = 0, LS_DIST_TRANSPORT_NCCL = 1, LS_DIST_TRANSPORT_MPI = 2 };
 
@@ -33,8 +40,9 @@ enum { LS_DIST_TRANSPORT_AUTO = 0, LS_DIST_TRANSPORT_NCCL = 1, LS_DIST_TRANSPORT
 typedef int (*ls_dist_cuda_open_fn)(int abi, int device, MPI_Comm grid, MPI_Comm row,
                                     MPI_Comm col, int transport, ls_dist_engine **out,
                                     char *err, size_t errlen);
-int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm col,
-                      int transport, ls_dist_engine **out, char *err, size_t errlen);
+LS_DIST_CUDA_API int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row,
+                                       MPI_Comm col, int transport, ls_dist_engine **out,
+                                       char *err, size_t errlen);
 
 /* The benchmark's peer: cuSOLVERMg on the GPUs of one host, run by one process. */
 typedef struct ls_dist_peer_args {
@@ -55,6 +63,7 @@ typedef struct ls_dist_peer_result {
 
 typedef int (*ls_dist_cuda_peer_fn)(int abi, const ls_dist_peer_args *a, ls_dist_peer_result *r);
 /* 0, or an LS_E* status with r->error set (LS_EDEVMEM when it does not fit). */
-int ls_dist_cuda_peer_cusolvermg(int abi, const ls_dist_peer_args *a, ls_dist_peer_result *r);
+LS_DIST_CUDA_API int ls_dist_cuda_peer_cusolvermg(int abi, const ls_dist_peer_args *a,
+                                                  ls_dist_peer_result *r);
 
 #endif

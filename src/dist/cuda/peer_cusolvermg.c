@@ -128,7 +128,7 @@ static int host_setup(mg *m)
     for (int d = 0; d < m->g; ++d)
         m->ids[d] = d;
     for (int k = 0; k < m->nblk; ++k) {
-        const double *p;
+        const double *p = NULL;
         TRY(block(m, k, 1, &p));
         for (int j = 0; j < width(m, k); ++j, p += n)
             for (size_t i = 0; i < n; ++i) {
@@ -218,7 +218,7 @@ static int upload(mg *m)
     int st = 0;
     const size_t n = (size_t)m->n;
     for (int k = 0; k < m->nblk; ++k) {
-        const double *p;
+        const double *p = NULL;
         const int d = k % m->g;
         TRY(block(m, k, 0, &p));
         CK_CUDA("cudaSetDevice", cudaSetDevice(d));
@@ -279,7 +279,7 @@ static int residual(mg *m)
             cudaMemcpy(m->x, m->dB[0], sizeof(double) * n, cudaMemcpyDeviceToHost));
     memcpy(m->rsum, m->b, sizeof(double) * n);
     for (int k = 0; k < m->nblk; ++k) {
-        const double *p;
+        const double *p = NULL;
         TRY(block(m, k, 0, &p));
         const double *x = m->x + (size_t)k * (size_t)m->nb;
         for (int j = 0; j < width(m, k); ++j, p += n)

@@ -1,0 +1,22 @@
+/* Launchers of k_dist.cu: 0 or a cudaError_t. */
+#ifndef LS_DIST_K_DIST_H
+#define LS_DIST_K_DIST_H
+
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pack = 1: buf row i = X row drows[i] over the column ranges (c0, nc);
+ * pack = 0: the reverse. drows is device memory. */
+int ls_dist_k_rows(int dbl, void *X, long long ldx, int nranges, const int *c0, const int *nc,
+                   int nrows, const int *drows, void *buf, int pack, cudaStream_t s);
+/* x /= pivot, entry by entry */
+int ls_dist_k_div(int dbl, int n, double pivot, void *x, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
