@@ -144,6 +144,29 @@ LS_API int ls_pdgesv(int n, int nrhs, double *A, int ia, int ja, const int *desc
 LS_API int ls_psgesv(int n, int nrhs, float *A, int ia, int ja, const int *desca, int *ipiv,
                      float *B, int ib, int jb, const int *descb, int *info, ls_grid *grid);
 
+/** Memory of the grid's engine (device memory on this rank's GPU for the
+ *  CUDA engine, host memory for the CPU): what the _gpu entry points take.
+ *  @return 0, LS_EDEVMEM / LS_ENOMEM (ls_grid_error says how much) */
+LS_API int ls_grid_malloc(ls_grid *grid, void **ptr, size_t bytes);
+LS_API void ls_grid_free(ls_grid *grid, void *ptr);
+/** bytes (a multiple of 4) from host src to engine dst (to_engine = 1) or
+ *  from engine src to host dst (0); returns when done. @return 0 or LS_E* */
+LS_API int ls_grid_memcpy(ls_grid *grid, void *dst, const void *src, size_t bytes,
+                          int to_engine);
+/**
+ * The benchmark's peer: cuSOLVERMg (cusolverMgGetrf + Getrs, FP64) on CUDA
+ * devices 0 .. ngpus-1 of this host, run by the calling process alone, for
+ * `linsolve gen KIND -n N --seed S`'s matrix and b = A * ones, in its 1-D
+ * block-cyclic column layout of width nb. One untimed warm-up, then repeat
+ * timed runs (A on the devices before each); seconds = their median; the
+ * residual is linsolve's scaled residual against A generated again.
+ * @return 0; LS_EUNAVAIL (no CUDA plugin or device), LS_EDEVMEM, ...;
+ *         err says why
+ */
+LS_API int ls_peer_cusolvermg(ls_gen_kind kind, uint64_t seed, int n, int nb, int ngpus,
+                              int repeat, double *seconds, double *residual, int *info, char *err,
+                              size_t errlen);
+
 /**
  * The same three with the local pieces (A, B) in the memory of the grid's
  * engine: device memory on the rank's GPU for the CUDA engine (MAGMA's _gpu

@@ -50,6 +50,8 @@ int solve_distributed_dispatch(int *argc, char **argv, int *code)
 typedef struct dist_args {
     const char *a_path, *b_path, *out_path;
     int p, q, nb, json, quiet;
+    ls_backend_kind backend;  /* --backend cpu|cuda: the ranks' local engine */
+    int device;               /* --device N; -1: by the rank's place on its host */
     int from_gen;             /* `linsolve gen KIND ... --distributed` */
     int have_gen;             /* --gen KIND: generated in place */
     ls_gen_kind kind;
@@ -79,6 +81,9 @@ static void dist_help(FILE *out)
             "  -n N              order of the generated matrix\n"
             "  --seed S          seed of the generator (default 1, as 'linsolve gen')\n"
             "  --grid PxQ        process grid, P*Q <= R (default: the squarest, P <= Q)\n"
+            "  --backend B       each rank's local work: cpu (default) or cuda (a GPU per\n"
+            "                    rank, NCCL between them; 1xQ grids suit GPUs best)\n"
+            "  --device N        CUDA device (default: the rank's index on its host)\n"
             "  --nb N            block size (default 64; smaller when n is small)\n"
             "  -o, --output FILE write X (Matrix Market, or .npy by extension)\n"
             "  --json            one JSON object instead of the report\n"
@@ -92,6 +97,8 @@ static int dist_parse(int argc, char **argv, dist_args *a, int rank)
 {
     const char *cmd = "solve";
     memset(a, 0, sizeof *a);
+    a->backend = LS_BACKEND_CPU;
+    a->device = -1;
     a->nb = -1;
     a->seed = 1;
     a->from_gen = argc > 0 && !strcmp(argv[0], "gen");
@@ -133,6 +140,18 @@ static int dist_parse(int argc, char **argv, dist_args *a, int rank)
                     ls_cli_usage_error(cmd, "--grid wants PxQ, e.g. 2x2 (got '%s')", argv[i]);
                 return -1;
             }
+        } else if (!strcmp(arg, "--backend") && i + 1 < argc) {
+            if (ls_backend_parse(argv[++i], &a->backend) != 0 ||
+                (a->backend != LS_BACKEND_CPU && a->backend != LS_BACKEND_CUDA)) {
+                if (rank == 0)
+                    ls_cli_usage_error(cmd, "--backend with --distributed is cpu or cuda (got "
+                                       "'%s')", argv[i]);
+                return -1;
+            }
+        } else if (!strcmp(arg, "--device") && i + 1 < argc) {
+            if (ls_cli_parse_int(cmd, "--device", argv[++i], 0, 1024, &iv) != 0)
+                return -1;
+            a->device = (int)iv;
         } else if (!strcmp(arg, "--nb") && i + 1 < argc) {
             if (ls_cli_parse_int(cmd, "--nb", argv[++i], 1, 4096, &iv) != 0)
                 return -1;
@@ -266,6 +285,54 @@ static double slowest(double t0, MPI_Comm comm)
     return tmax;
 }
 
+/* getrf + getrs ('N') of the local pieces a (la doubles) and b (lb) on the
+ * grid's engine: for a GPU engine they are copied to its memory first (added
+ * to h2d) and X back (d2h); on the CPU they are used in place. */
+static int engine_solve(ls_grid *g, int n, int nrhs, double *a, const int *da, size_t la,
+                        int *ipiv, double *b, const int *db, size_t lb, ls_report *rep)
+{
+    MPI_Comm comm = ls_grid_comm(g);
+    const int host = ls_grid_engine_host_memory(g);
+    double *ea = a, *eb = b;
+    int st = 0, info = 0;
+    double t0 = MPI_Wtime();
+    if (!host) {
+        void *pa = NULL, *pb = NULL;
+        st = ls_grid_malloc(g, &pa, la * sizeof(double));
+        if (st == 0)
+            st = ls_grid_malloc(g, &pb, lb * sizeof(double));
+        ea = pa;
+        eb = pb;
+        if (st == 0)
+            st = ls_grid_memcpy(g, ea, a, la * sizeof(double), 1);
+        if (st == 0)
+            st = ls_grid_memcpy(g, eb, b, lb * sizeof(double), 1);
+        int worst = st; /* a rank that could not must not leave the others waiting */
+        MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
+        st = worst;
+        rep->t_h2d += slowest(t0, comm);
+    }
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrf_gpu(n, n, ea, 1, 1, da, ipiv, &info, g);
+        rep->t_factor = slowest(t0, comm);
+    }
+    if (st == 0) {
+        t0 = MPI_Wtime();
+        st = ls_pdgetrs_gpu('N', n, nrhs, ea, 1, 1, da, ipiv, eb, 1, 1, db, &info, g);
+        rep->t_solve = slowest(t0, comm);
+    }
+    if (!host) {
+        t0 = MPI_Wtime();
+        if (st == 0)
+            st = ls_grid_memcpy(g, b, eb, lb * sizeof(double), 0);
+        rep->t_d2h += slowest(t0, comm);
+        ls_grid_free(g, ea);
+        ls_grid_free(g, eb);
+    }
+    return st;
+}
+
 /* The distributed part, on the grid's ranks; X (rank 0) receives the answer.
  * Returns the library status (info > 0 singular). */
 static int run_grid(ls_grid *g, int n, int nrhs, int nb, const ls_matrix *A, const ls_matrix *B,
@@ -277,7 +344,7 @@ static int run_grid(ls_grid *g, int n, int nrhs, int nb, const ls_matrix *A, con
     MPI_Comm_rank(comm, &rank);
     int lr = ls_numroc(n, nb, myr, 0, P), lc = ls_numroc(n, nb, myc, 0, Q);
     int lcb = ls_numroc(nrhs, nb, myc, 0, Q), lld = lr > 1 ? lr : 1;
-    int da[LS_DESC_LEN], db[LS_DESC_LEN], info = 0;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN];
     ls_descinit(da, n, n, nb, nb, 0, 0, g, lld);
     ls_descinit(db, n, nrhs, nb, nb, 0, 0, g, lld);
     double *a = malloc(sizeof(double) * (size_t)lld * (size_t)(lc > 0 ? lc : 1));
@@ -296,19 +363,13 @@ static int run_grid(ls_grid *g, int n, int nrhs, int nb, const ls_matrix *A, con
     if (st == 0)
         st = ls_pdscatter(0, rank == 0 ? B->data : NULL, rank == 0 ? B->ld : 1, b, db, g);
     rep->t_h2d = slowest(t0, comm);
+    if (st == 0)
+        st = engine_solve(g, n, nrhs, a, da, (size_t)lld * (size_t)(lc > 0 ? lc : 1), ipiv, b, db,
+                          (size_t)lld * (size_t)(lcb > 0 ? lcb : 1), rep);
     if (st == 0) {
         t0 = MPI_Wtime();
-        st = ls_pdgetrf(n, n, a, 1, 1, da, ipiv, &info, g);
-        rep->t_factor = slowest(t0, comm);
-    }
-    if (st == 0) {
-        t0 = MPI_Wtime();
-        st = ls_pdgetrs('N', n, nrhs, a, 1, 1, da, ipiv, b, 1, 1, db, &info, g);
-        rep->t_solve = slowest(t0, comm);
-        t0 = MPI_Wtime();
-        if (st == 0)
-            st = ls_pdgather(0, X, n, b, db, g);
-        rep->t_d2h = slowest(t0, comm);
+        st = ls_pdgather(0, X, n, b, db, g);
+        rep->t_d2h += slowest(t0, comm);
     }
     if (st != 0 && st < 0)
         snprintf(rep->message, sizeof rep->message, "%s", ls_grid_error(g));
@@ -332,7 +393,7 @@ static int run_grid_gen(ls_grid *g, const dist_args *da_, int n, int nb, double 
     MPI_Comm comm = ls_grid_comm(g);
     int lr = ls_numroc(n, nb, myr, 0, P), lc = ls_numroc(n, nb, myc, 0, Q);
     int lcb = ls_numroc(1, nb, myc, 0, Q), lld = lr > 1 ? lr : 1;
-    int da[LS_DESC_LEN], db[LS_DESC_LEN], info = 0;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN];
     ls_descinit(da, n, n, nb, nb, 0, 0, g, lld);
     ls_descinit(db, n, 1, nb, nb, 0, 0, g, lld);
     size_t la = (size_t)lld * (size_t)(lc > 0 ? lc : 1), lb = (size_t)lld * (size_t)(lcb > 0 ? lcb : 1);
@@ -352,19 +413,12 @@ static int run_grid_gen(ls_grid *g, const dist_args *da_, int n, int nb, double 
     st = ls_pdgenerate(da_->kind, (uint64_t)da_->seed, a, da, b, db, g);
     memcpy(b0, b, sizeof(double) * lb);
     rep->t_h2d = slowest(t0, comm);
+    if (st == 0)
+        st = engine_solve(g, n, 1, a, da, la, ipiv, b, db, lb, rep);
     if (st == 0) {
         t0 = MPI_Wtime();
-        st = ls_pdgetrf(n, n, a, 1, 1, da, ipiv, &info, g);
-        rep->t_factor = slowest(t0, comm);
-    }
-    if (st == 0) {
-        t0 = MPI_Wtime();
-        st = ls_pdgetrs('N', n, 1, a, 1, 1, da, ipiv, b, 1, 1, db, &info, g);
-        rep->t_solve = slowest(t0, comm);
-        t0 = MPI_Wtime();
-        if (st == 0)
-            st = ls_pdgather(0, X, n, b, db, g);
-        rep->t_d2h = slowest(t0, comm);
+        st = ls_pdgather(0, X, n, b, db, g);
+        rep->t_d2h += slowest(t0, comm);
     }
     /* the check: A again (deterministic) over its factors */
     if (st == 0)
@@ -402,7 +456,7 @@ static int dist_main(int argc, char **argv)
     solve_result_init(&res);
     res.method = LS_METHOD_LU;
     res.precision = LS_DOUBLE;
-    res.backend = LS_BACKEND_CPU;
+    res.backend = a.backend;
     res.backend_known = 1;
     res.a_path = a.have_gen ? a.label : a.a_path;
     res.b_path = a.b_path;
@@ -443,6 +497,14 @@ static int dist_main(int argc, char **argv)
         ls_grid *g = NULL;
         double resid = NAN;
         int st = ls_grid_create(&g, MPI_COMM_WORLD, a.p, a.q);
+        char engine[160] = "CBLAS";
+        if (st == 0 && ls_grid_comm(g) != MPI_COMM_NULL && a.backend == LS_BACKEND_CUDA) {
+            st = ls_grid_set_backend(g, LS_BACKEND_CUDA, a.device);
+            if (st != 0)
+                snprintf(res.rep.message, sizeof res.rep.message, "%s", ls_grid_error(g));
+            else
+                snprintf(engine, sizeof engine, "%s", ls_grid_engine_name(g));
+        }
         if (st == 0 && ls_grid_comm(g) != MPI_COMM_NULL)
             st = a.have_gen ? run_grid_gen(g, &a, n, nb, X, &res.rep, &resid)
                             : run_grid(g, n, nrhs, nb, &A, &B, X, &res.rep);
@@ -459,8 +521,9 @@ static int dist_main(int argc, char **argv)
             double t = rep->t_factor + rep->t_solve;
             rep->gflops = t > 0 ? rep->flops / t / 1e9 : 0;
             res.have_rep = 1;
-            snprintf(res.device, sizeof res.device, "MPI %dx%d grid of %d ranks, nb %d, CBLAS",
-                     a.p, a.q, size, nb);
+            snprintf(res.device, sizeof res.device, "MPI %dx%d grid of %d ranks, nb %d, %s",
+                     a.p, a.q, size, nb, engine);
+            rep->backend = a.backend;
             if (a.have_gen) {
                 snprintf(res.note, sizeof res.note,
                          "distributed, generated in place: h2d = generating the local blocks, "

@@ -135,3 +135,74 @@ const char *ls_grid_engine_name(const ls_grid *g)
 int ls_grid_engine_host_memory(const ls_grid *g) { return !g || g->engine->host_memory; }
 
 void ls_dist_engine_release(ls_grid *g) { drop_engine(g); }
+
+int ls_grid_malloc(ls_grid *g, void **ptr, size_t bytes)
+{
+    if (!ptr)
+        return LS_EINVAL;
+    *ptr = NULL;
+    if (ls_dist_outside(g))
+        return LS_EINVAL;
+    *ptr = g->engine->ws_alloc(g->engine->context, bytes);
+    if (*ptr)
+        return 0;
+    ls_dist_fail(g, g->engine->host_memory ? LS_ENOMEM : LS_EDEVMEM,
+                 "out of %s memory (%zu bytes)", g->engine->name, bytes);
+    return g->engine->host_memory ? LS_ENOMEM : LS_EDEVMEM;
+}
+
+void ls_grid_free(ls_grid *g, void *ptr)
+{
+    if (ptr && !ls_dist_outside(g))
+        g->engine->ws_free(g->engine->context, ptr);
+}
+
+/* In 4-byte words, columns of at most 2^28 (the copy slots take ints). */
+int ls_grid_memcpy(ls_grid *g, void *dst, const void *src, size_t bytes, int to_engine)
+{
+    if (ls_dist_outside(g) || (bytes && (!dst || !src)) || bytes % 4)
+        return LS_EINVAL;
+    const ls_dist_engine *e = g->engine;
+    const size_t col = (size_t)1 << 28, words = bytes / 4;
+    for (size_t off = 0; off < words; off += col) {
+        const int m = (int)(words - off < col ? words - off : col);
+        const float *s = (const float *)src + off;
+        float *d = (float *)dst + off;
+        if (to_engine)
+            e->set(e->context, LS_SINGLE, m, 1, s, m, d, m);
+        else
+            e->get(e->context, LS_SINGLE, m, 1, s, m, d, m);
+    }
+    char msg[200];
+    int st = e->finish(e->context, msg, sizeof msg);
+    return st ? ls_dist_fail(g, st, "%s", msg) : 0;
+}
+
+int ls_peer_cusolvermg(ls_gen_kind kind, uint64_t seed, int n, int nb, int ngpus, int repeat,
+                       double *seconds, double *residual, int *info, char *err, size_t errlen)
+{
+    char why[256] = "";
+    void *h = ls_dist_cuda_plugin(why, sizeof why);
+    ls_dist_cuda_peer_fn fn = NULL;
+    if (h)
+        *(void **)&fn = dlsym(h, "ls_dist_cuda_peer_cusolvermg");
+    if (!fn) {
+        if (err && errlen)
+            snprintf(err, errlen, "cuSOLVERMg peer unavailable: %s",
+                     why[0] ? why : "no ls_dist_cuda_peer_cusolvermg");
+        return LS_EUNAVAIL;
+    }
+    ls_dist_peer_args a = {(int)kind, seed, n, nb, ngpus, repeat};
+    ls_dist_peer_result r;
+    memset(&r, 0, sizeof r);
+    int st = fn(LS_DIST_CUDA_ABI, &a, &r);
+    if (seconds)
+        *seconds = r.seconds;
+    if (residual)
+        *residual = r.residual;
+    if (info)
+        *info = r.info;
+    if (err && errlen)
+        snprintf(err, errlen, "%s", st ? r.error : "");
+    return st;
+}

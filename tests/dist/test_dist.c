@@ -442,6 +442,29 @@ int main(int argc, char **argv)
         if (ls_grid_comm(g) != MPI_COMM_NULL) {
             char gname[32];
             snprintf(gname, sizeof gname, "mpi %dx%d", P, Q);
+            /* LS_DIST_TEST_BACKEND=cuda: the same cases on the CUDA engine,
+             * skipped (77) where it cannot open */
+            const char *be = getenv("LS_DIST_TEST_BACKEND");
+            if (be && !strcmp(be, "cuda")) {
+                st = ls_grid_set_backend(g, LS_BACKEND_CUDA, -1);
+                if (st == LS_EUNAVAIL) {
+                    if (rank_ == 0)
+                        printf("SKIP: no CUDA engine: %s\n", ls_grid_error(g));
+                    ls_grid_destroy(g);
+                    MPI_Finalize();
+                    return 77;
+                }
+                if (st != 0) {
+                    if (rank_ == 0)
+                        printf("cuda engine: %s -> FAILED\n", ls_grid_error(g));
+                    fails++;
+                    ls_grid_destroy(g);
+                    continue;
+                }
+                if (rank_ == 0)
+                    printf("engine: %s\n", ls_grid_engine_name(g));
+                snprintf(gname, sizeof gname, "cuda %dx%d", P, Q);
+            }
             int grank;
             MPI_Comm_rank(ls_grid_comm(g), &grank);
             if (fault >= 0 || die >= 0) {
