@@ -47,6 +47,7 @@ typedef struct bd_opts {
     int gp[BD_MAX], gq[BD_MAX], ngrids;
     int nbs[BD_MAX], nnbs;
     int repeat, nrhs, peers;
+    int cuda;          /* --backend cuda: a GPU per rank; peer cuSOLVERMg */
     const char *csv;
 } bd_opts;
 
@@ -58,7 +59,10 @@ static void bd_usage(FILE *f)
           "  --nb 64,128         block sizes (default 64)\n"
           "  --nrhs K            right-hand sides (default 1)\n"
           "  --repeat R          timed runs of each, median kept (default 3)\n"
-          "  --no-peers          do not run ScaLAPACK's pdgesv\n"
+          "  --no-peers          do not run the peer\n"
+          "  --backend cuda      each rank on its GPU (ls_pdgesv_gpu, A already there),\n"
+          "                      A = linsolve gen random --seed 1; peer: cuSOLVERMg\n"
+          "                      (getrf + getrs) on the same GPUs, run by rank 0\n"
           "  -o FILE             CSV: n,grid,nb,gpus,ls_s,peer,peer_s,tflops,residual\n"
           "Run with OPENBLAS_NUM_THREADS=1 (one BLAS thread per rank, both sides).\n",
           f);
@@ -119,6 +123,10 @@ static int bd_parse(int argc, char **argv, int size, bd_opts *o)
                 else if (*s)
                     return -1;
             }
+        } else if (!strcmp(a, "--backend")) {
+            if (strcmp(v, "cuda") && strcmp(v, "cpu"))
+                return -1;
+            o->cuda = !strcmp(v, "cuda");
         } else if (!strcmp(a, "--repeat")) {
             if ((o->repeat = atoi(v)) < 1 || o->repeat > 100)
                 return -1;
@@ -292,6 +300,100 @@ done:
     return failed;
 }
 
+/* --backend cuda: one case with A generated in place (ls_pdgenerate) and
+ * kept on the host; before each run it is copied to the ranks' GPUs
+ * (untimed) and ls_pdgesv_gpu is timed (slowest rank). The residual comes
+ * from a distributed product with the host copy. Then rank 0 runs the peer
+ * on as many GPUs as the grid has ranks. */
+static int bd_case_gpu(ls_grid *g, int n, int nb, const bd_opts *o, FILE *csv)
+{
+    int P, Q, myr, myc, rank;
+    ls_grid_info(g, &P, &Q, &myr, &myc);
+    MPI_Comm comm = ls_grid_comm(g);
+    MPI_Comm_rank(comm, &rank);
+    int lr = ls_numroc(n, nb, myr, 0, P), lc = ls_numroc(n, nb, myc, 0, Q);
+    int lcb = ls_numroc(1, nb, myc, 0, Q), ld = lr > 1 ? lr : 1;
+    size_t asz = (size_t)ld * (size_t)(lc > 0 ? lc : 1), bsz = (size_t)ld * (lcb > 0 ? lcb : 1);
+    double *A = malloc(asz * sizeof(double)), *B0 = malloc(bsz * sizeof(double));
+    double *X = malloc(bsz * sizeof(double)), *t_ls = malloc(sizeof(double) * o->repeat);
+    int *ipiv = malloc(sizeof(int) * (size_t)(lr + nb));
+    void *dA = NULL, *dB = NULL;
+    int st = A && B0 && X && t_ls && ipiv ? 0 : LS_ENOMEM, info = 0, failed = 0;
+    int da[LS_DESC_LEN], db[LS_DESC_LEN];
+    ls_descinit(da, n, n, nb, nb, 0, 0, g, ld);
+    ls_descinit(db, n, 1, nb, nb, 0, 0, g, ld);
+    if (st == 0)
+        st = ls_grid_malloc(g, &dA, asz * sizeof(double));
+    if (st == 0)
+        st = ls_grid_malloc(g, &dB, bsz * sizeof(double));
+    MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, comm);
+    if (st == 0)
+        st = ls_pdgenerate(LS_GEN_RANDOM, 1, A, da, B0, db, g);
+    double res = NAN;
+    for (int r = -1; st == 0 && r < o->repeat; ++r) {
+        st = ls_grid_memcpy(g, dA, A, asz * sizeof(double), 1);
+        if (st == 0)
+            st = ls_grid_memcpy(g, dB, B0, bsz * sizeof(double), 1);
+        MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, comm);
+        if (st)
+            break;
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        st = ls_pdgesv_gpu(n, 1, dA, 1, 1, da, ipiv, dB, 1, 1, db, &info, g);
+        double t = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (r >= 0)
+            t_ls[r] = t;
+    }
+    if (st == 0)
+        st = ls_grid_memcpy(g, X, dB, bsz * sizeof(double), 0);
+    if (st == 0)
+        st = ls_pdresidual(n, 1, A, da, X, db, B0, db, &res, g);
+    if (st != 0 && rank == 0)
+        fprintf(stderr, "linsolve bench: n = %d: %s\n", n, ls_grid_error(g));
+    ls_grid_free(g, dA);
+    ls_grid_free(g, dB);
+    free(A);
+    double pe_s = NAN, pe_res = NAN;
+    int pe_info = 0, pe_st = -1;
+    char why[256] = "";
+    MPI_Barrier(comm);
+    if (rank == 0 && o->peers)
+        pe_st = ls_peer_cusolvermg(LS_GEN_RANDOM, 1, n, nb, P * Q, o->repeat, &pe_s, &pe_res,
+                                   &pe_info, why, sizeof why);
+    MPI_Barrier(comm);
+    if (rank == 0) {
+        double ls_s = st == 0 ? median(t_ls, o->repeat) : NAN;
+        double tf = ls_flops_gesv(n, 1) / ls_s / 1e12;
+        int peer_ok = o->peers && pe_st == 0 && pe_info == 0;
+        int good = st == 0 && info == 0 && res <= 30.0;
+        failed = !good;
+        if (o->peers && !peer_ok)
+            fprintf(stderr, "linsolve bench: peer cuSOLVERMg at n = %d: %s (info %d)\n", n,
+                    pe_st ? why : "ran", pe_info);
+        char grid[32];
+        snprintf(grid, sizeof grid, "%dx%d", P, Q);
+        printf("%6d  %-5s %4d  %10.4f  %10.4f  %6.3f  %8.2f  %9.3e  %s  (peer residual %.3e)\n",
+               n, grid, nb, ls_s, pe_s, ls_s / pe_s, tf * 1e3, res, good ? "ok" : "FAILED",
+               pe_res);
+        fflush(stdout);
+        if (csv) {
+            fprintf(csv, "%d,%s,%d,%d,%.6f,%s,", n, grid, nb, P * Q, ls_s,
+                    peer_ok ? "cusolvermg" : "none");
+            if (peer_ok)
+                fprintf(csv, "%.6f", pe_s);
+            fprintf(csv, ",%.6f,%.3e\n", tf, res);
+            fflush(csv);
+        }
+    }
+    MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+    free(B0);
+    free(X);
+    free(t_ls);
+    free(ipiv);
+    return failed;
+}
+
 int ls_bench_distributed(int argc, char **argv)
 {
     int inited = 0, rank = 0, size = 1;
@@ -318,13 +420,15 @@ int ls_bench_distributed(int argc, char **argv)
         goto out;
     }
 #ifndef LS_HAVE_SCALAPACK
-    if (o.peers && rank == 0)
+    if (o.peers && rank == 0 && !o.cuda)
         fprintf(stderr, "linsolve bench: built without ScaLAPACK: no peer\n");
-    o.peers = 0;
+    o.peers = o.peers && o.cuda;
 #endif
     if (rank == 0) {
-        printf("# ls_pdgesv vs %s, %d ranks, nrhs %d, median of %d; seconds = slowest rank\n",
-               o.peers ? "ScaLAPACK pdgesv" : "(no peer)", size, o.nrhs, o.repeat);
+        printf("# ls_pdgesv%s vs %s, %d ranks, nrhs %d, median of %d; seconds = slowest rank\n",
+               o.cuda ? "_gpu" : "",
+               !o.peers ? "(no peer)" : o.cuda ? "cuSOLVERMg" : "ScaLAPACK pdgesv", size,
+               o.cuda ? 1 : o.nrhs, o.repeat);
         printf("%6s  %-5s %4s  %10s  %10s  %6s  %8s  %9s  %s\n", "n", "grid", "nb", "ls_s",
                "peer_s", "ratio", "GFLOP/s", "residual", "status");
         if (csv)
@@ -337,8 +441,20 @@ int ls_bench_distributed(int argc, char **argv)
             continue;
         }
         int ctxt = -1, *peer = NULL;
+        if (o.cuda && ls_grid_comm(g) != MPI_COMM_NULL) {
+            int st = ls_grid_set_backend(g, LS_BACKEND_CUDA, -1);
+            if (st != 0) {
+                if (rank == 0)
+                    fprintf(stderr, "linsolve bench: %s\n", ls_grid_error(g));
+                failed++;
+                ls_grid_destroy(g);
+                continue;
+            }
+            if (rank == 0)
+                printf("# %dx%d: %s\n", o.gp[gi], o.gq[gi], ls_grid_engine_name(g));
+        }
 #ifdef LS_HAVE_SCALAPACK
-        if (o.peers) { /* every rank of the world takes part in gridinit */
+        if (o.peers && !o.cuda) { /* every rank of the world takes part in gridinit */
             Cblacs_get(-1, 0, &ctxt);
             Cblacs_gridinit(&ctxt, "Row", o.gp[gi], o.gq[gi]);
             peer = &ctxt;
@@ -347,9 +463,10 @@ int ls_bench_distributed(int argc, char **argv)
         if (ls_grid_comm(g) != MPI_COMM_NULL)
             for (int si = 0; si < o.nsizes; ++si)
                 for (int bi = 0; bi < o.nnbs; ++bi)
-                    failed += bd_case(g, o.sizes[si], o.nbs[bi], &o, csv, peer);
+                    failed += o.cuda ? bd_case_gpu(g, o.sizes[si], o.nbs[bi], &o, csv)
+                                     : bd_case(g, o.sizes[si], o.nbs[bi], &o, csv, peer);
 #ifdef LS_HAVE_SCALAPACK
-        if (o.peers && ctxt >= 0)
+        if (o.peers && !o.cuda && ctxt >= 0)
             Cblacs_gridexit(ctxt);
 #endif
         ls_grid_destroy(g);
