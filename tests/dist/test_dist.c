@@ -445,7 +445,9 @@ int main(int argc, char **argv)
             /* LS_DIST_TEST_BACKEND=cuda: the same cases on the CUDA engine,
              * skipped (77) where it cannot open */
             const char *be = getenv("LS_DIST_TEST_BACKEND");
-            if (be && !strcmp(be, "cuda")) {
+            int cuda = be && !strcmp(be, "cuda"); /* rank 0's word: every rank or none */
+            MPI_Bcast(&cuda, 1, MPI_INT, 0, ls_grid_comm(g));
+            if (cuda) {
                 st = ls_grid_set_backend(g, LS_BACKEND_CUDA, -1);
                 if (st == LS_EUNAVAIL) {
                     if (rank_ == 0)
