@@ -235,7 +235,8 @@ static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int
         e->lacpy(e->context, PREC_, nloc, jb, A + (size_t)lc * (size_t)lld + lr0, lld,
                  (REAL *)(lbuf + w->lhdr), ldl);
         if (hdr != (int *)lbuf && nq > 1) /* the header travels with L: 4-byte words */
-            e->set(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, hdr, 1, lbuf, 1);
+            e->set(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, hdr, (int)(w->lhdr / 4), lbuf,
+                   (int)(w->lhdr / 4));
     }
     if (nq == 1)
         return 0;
@@ -290,7 +291,8 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         if (st)
             break;
         if (hdr != (int *)w->lbuf[cur] && myc != pc) /* the header that came with L */
-            e->get(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, w->lbuf[cur], 1, hdr, 1);
+            e->get(e->context, LS_SINGLE, (int)(w->lhdr / 4), 1, w->lbuf[cur],
+                   (int)(w->lhdr / 4), hdr, (int)(w->lhdr / 4));
         if (info == 0 && hdr[0] > 0)
             info = hdr[0];
         if (myr == pr)

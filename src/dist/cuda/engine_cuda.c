@@ -302,35 +302,35 @@ static int compute_after_comm(ce *c, ls_dist_req *req)
     return c->status;
 }
 
-/* Host-staged broadcast, in chunks through the pinned buffer. */
+/* Host-staged broadcast, in chunks through the pinned buffer. Every rank
+ * takes part in every MPI call even after a device failure (the failure
+ * is reported by finish), or the others would wait forever. */
 static int staged_bcast(ce *c, char *buf, size_t bytes, int root, MPI_Comm comm)
 {
     int me = 0;
     MPI_Comm_rank(comm, &me);
-    if (!cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a broadcast"))
-        return c->status;
+    cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a broadcast");
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK) {
         size_t len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
-        if (me == root && !cu_ok(c, cudaMemcpy(c->pin, buf + off, len, cudaMemcpyDeviceToHost),
-                                 "staging a broadcast"))
-            return c->status;
-        if (MPI_Bcast(c->pin, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS) {
+        if (me == root && !c->status)
+            cu_ok(c, cudaMemcpy(c->pin, buf + off, len, cudaMemcpyDeviceToHost),
+                  "staging a broadcast");
+        if (MPI_Bcast(c->pin, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
             fail(c, LS_EINTERNAL, "MPI_Bcast failed");
-            return c->status;
-        }
-        if (me != root && !cu_ok(c, cudaMemcpy(buf + off, c->pin, len, cudaMemcpyHostToDevice),
-                                 "unstaging a broadcast"))
-            return c->status;
+        if (me != root && !c->status)
+            cu_ok(c, cudaMemcpy(buf + off, c->pin, len, cudaMemcpyHostToDevice),
+                  "unstaging a broadcast");
     }
-    return 0;
+    return c->status;
 }
 
+/* NCCL's collectives are entered whatever failed before, as MPI's are. */
 static int x_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, ls_dist_req *req)
 {
     ce *c = ctx;
     if (req)
         req->active = 0;
-    if (c->status || bytes == 0)
+    if (bytes == 0)
         return c->status;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (!nc)
@@ -358,7 +358,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
                         MPI_Comm comm)
 {
     ce *c = ctx;
-    if (c->status || count == 0)
+    if (count == 0)
         return c->status;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (nc) {
@@ -375,15 +375,15 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
         fail(c, LS_ENOMEM, "out of host memory staging a sum (%zu bytes)", bytes);
         return c->status;
     }
-    if (cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a sum") &&
-        cu_ok(c, cudaMemcpy(h, buf, bytes, cudaMemcpyDeviceToHost), "staging a sum")) {
-        MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
-        if (MPI_Reduce(me == root ? MPI_IN_PLACE : h, me == root ? h : NULL, (int)count, t,
-                       MPI_SUM, root, comm) != MPI_SUCCESS)
-            fail(c, LS_EINTERNAL, "MPI_Reduce failed");
-        else if (me == root)
-            cu_ok(c, cudaMemcpy(buf, h, bytes, cudaMemcpyHostToDevice), "unstaging a sum");
-    }
+    memset(h, 0, bytes);
+    if (cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a sum"))
+        cu_ok(c, cudaMemcpy(h, buf, bytes, cudaMemcpyDeviceToHost), "staging a sum");
+    MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT; /* entered whatever failed */
+    if (MPI_Reduce(me == root ? MPI_IN_PLACE : h, me == root ? h : NULL, (int)count, t, MPI_SUM,
+                   root, comm) != MPI_SUCCESS)
+        fail(c, LS_EINTERNAL, "MPI_Reduce failed");
+    else if (me == root && !c->status)
+        cu_ok(c, cudaMemcpy(buf, h, bytes, cudaMemcpyHostToDevice), "unstaging a sum");
     free(h);
     return c->status;
 }
