@@ -92,6 +92,13 @@ typedef struct ls_dist_engine {
                       const int *c0, const int *nc, int nrows, const int *rows, void *out);
     void (*unpack_rows)(void *ctx, ls_precision p, const void *in, int nranges, const int *c0,
                         const int *nc, int nrows, const int *rows, void *X, int ldx);
+    /* optional: fork() marks the work queued so far; use_fork(1) sends
+     * what follows to a second queue that starts there, so it runs beside
+     * the work queued on the first in between (the look-ahead's panel
+     * beside the trailing update on one GPU); use_fork(0) returns to the
+     * first queue, which then waits for the second. NULL: one queue. */
+    void (*fork)(void *ctx);
+    void (*use_fork)(void *ctx, int on);
     /* waits for the engine's queued work: 0, or the first failure it met
      * (an LS_E* status, described in msg) */
     int (*finish)(void *ctx, char *msg, size_t len);

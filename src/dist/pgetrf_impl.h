@@ -337,8 +337,21 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                 e->gemm_sub(e->context, PREC_, r_end - lrb, done, jb, L + (lrb - lr0), ldl,
                             w->ubuf, jb, A + (size_t)rc0 * (size_t)lld + lrb, lld);
             }
+            if (e->fork) {
+                /* a device: the rest of the update is queued first, and the
+                 * panel runs beside it on the second queue */
+                e->fork(e->context);
+                if (nr > done)
+                    e->gemm_sub(e->context, PREC_, r_end - lrb, nr - done, jb, L + (lrb - lr0),
+                                ldl, w->ubuf + (size_t)done * (size_t)jb, jb,
+                                A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
+                done = nr;
+                e->use_fork(e->context, 1);
+            }
             st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, !cur, rt, op,
                                     &req);
+            if (e->fork)
+                e->use_fork(e->context, 0);
             if (st)
                 break;
             ready = 1;

@@ -32,8 +32,9 @@
 typedef struct ce {
     ls_dist_engine e; /* first: the table's context is this struct */
     int device, use_nccl;
-    cudaStream_t s, c; /* compute; communication */
-    cudaEvent_t ev_s, ev_c;
+    cudaStream_t s, c, p; /* compute; communication; the look-ahead's panel */
+    cudaStream_t cur;     /* where compute work goes now: s, or p between use_fork */
+    cudaEvent_t ev_s, ev_c, ev_f, ev_p;
     cublasHandle_t h;
     ls_context *ls;
     MPI_Comm row, col;
@@ -154,7 +155,7 @@ static void x_scal_inv(void *ctx, ls_precision p, int n, double pivot, void *x)
         return;
     const double tiny = p == LS_DOUBLE ? DBL_MIN : FLT_MIN;
     if (fabs(pivot) < tiny) { /* 1/pivot would overflow: divide, as getf2 */
-        cu_ok(c, (cudaError_t)ls_dist_k_div(p == LS_DOUBLE, n, pivot, x, c->s), "k_div");
+        cu_ok(c, (cudaError_t)ls_dist_k_div(p == LS_DOUBLE, n, pivot, x, c->cur), "k_div");
     } else if (p == LS_DOUBLE) {
         const double r = 1.0 / pivot;
         bl_ok(c, cublasDscal(c->h, n, &r, x, 1), "cublasDscal");
@@ -184,7 +185,7 @@ static void copy2d(ce *c, ls_precision p, int m, int n, const void *A, int lda, 
         return;
     const size_t es = esz(p);
     cu_ok(c, cudaMemcpy2DAsync(B, (size_t)ldb * es, A, (size_t)lda * es, (size_t)m * es,
-                               (size_t)n, kind, c->s), what);
+                               (size_t)n, kind, c->cur), what);
 }
 
 static void x_lacpy(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *B,
@@ -198,7 +199,7 @@ static void x_get(void *ctx, ls_precision p, int m, int n, const void *A, int ld
 {
     ce *c = ctx;
     copy2d(c, p, m, n, A, lda, H, ldh, cudaMemcpyDeviceToHost, "copy to the host");
-    cu_ok(c, cudaStreamSynchronize(c->s), "copy to the host");
+    cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the host");
 }
 
 static void x_set(void *ctx, ls_precision p, int m, int n, const void *H, int ldh, void *A,
@@ -206,7 +207,7 @@ static void x_set(void *ctx, ls_precision p, int m, int n, const void *H, int ld
 {
     ce *c = ctx;
     copy2d(c, p, m, n, H, ldh, A, lda, cudaMemcpyHostToDevice, "copy to the device");
-    cu_ok(c, cudaStreamSynchronize(c->s), "copy to the device");
+    cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the device");
 }
 
 static int x_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv)
@@ -234,7 +235,7 @@ static void x_gemm_tn(void *ctx, ls_precision p, int m, int n, int k, double alp
         return;
     const size_t es = esz(p);
     if (k <= 0 && beta == 0) { /* C = 0 without reading C */
-        cu_ok(c, cudaMemset2DAsync(C, (size_t)ldc * es, 0, (size_t)m * es, (size_t)n, c->s),
+        cu_ok(c, cudaMemset2DAsync(C, (size_t)ldc * es, 0, (size_t)m * es, (size_t)n, c->cur),
               "memset");
         return;
     }
@@ -280,7 +281,7 @@ static ncclComm_t nccl_of(ce *c, MPI_Comm comm)
 /* The communication stream starts after what the compute stream has queued. */
 static void comm_after_compute(ce *c)
 {
-    cu_ok(c, cudaEventRecord(c->ev_s, c->s), "cudaEventRecord");
+    cu_ok(c, cudaEventRecord(c->ev_s, c->cur), "cudaEventRecord");
     cu_ok(c, cudaStreamWaitEvent(c->c, c->ev_s, 0), "cudaStreamWaitEvent");
 }
 
@@ -290,16 +291,16 @@ static int compute_after_comm(ce *c, ls_dist_req *req)
 {
     if (!req) {
         cu_ok(c, cudaEventRecord(c->ev_c, c->c), "cudaEventRecord");
-        cu_ok(c, cudaStreamWaitEvent(c->s, c->ev_c, 0), "cudaStreamWaitEvent");
-        return c->status;
+        cu_ok(c, cudaStreamWaitEvent(c->cur, c->ev_c, 0), "cudaStreamWaitEvent");
+        return c->curtatus;
     }
     cudaEvent_t ev;
     if (!cu_ok(c, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate"))
-        return c->status;
+        return c->curtatus;
     cu_ok(c, cudaEventRecord(ev, c->c), "cudaEventRecord");
     req->dev = ev;
     req->active = 1;
-    return c->status;
+    return c->curtatus;
 }
 
 /* Host-staged broadcast, in chunks through the pinned buffer. Every rank
@@ -309,19 +310,19 @@ static int staged_bcast(ce *c, char *buf, size_t bytes, int root, MPI_Comm comm)
 {
     int me = 0;
     MPI_Comm_rank(comm, &me);
-    cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a broadcast");
+    cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a broadcast");
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK) {
         size_t len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
-        if (me == root && !c->status)
+        if (me == root && !c->curtatus)
             cu_ok(c, cudaMemcpy(c->pin, buf + off, len, cudaMemcpyDeviceToHost),
                   "staging a broadcast");
         if (MPI_Bcast(c->pin, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
             fail(c, LS_EINTERNAL, "MPI_Bcast failed");
-        if (me != root && !c->status)
+        if (me != root && !c->curtatus)
             cu_ok(c, cudaMemcpy(buf + off, c->pin, len, cudaMemcpyHostToDevice),
                   "unstaging a broadcast");
     }
-    return c->status;
+    return c->curtatus;
 }
 
 /* NCCL's collectives are entered whatever failed before, as MPI's are. */
@@ -331,13 +332,13 @@ static int x_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, 
     if (req)
         req->active = 0;
     if (bytes == 0)
-        return c->status;
+        return c->curtatus;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (!nc)
         return staged_bcast(c, buf, bytes, root, comm);
     comm_after_compute(c);
     if (!nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast"))
-        return c->status;
+        return c->curtatus;
     return compute_after_comm(c, req);
 }
 
@@ -345,13 +346,13 @@ static int x_wait(void *ctx, ls_dist_req *req)
 {
     ce *c = ctx;
     if (!req || !req->active)
-        return c->status;
+        return c->curtatus;
     req->active = 0;
     cudaEvent_t ev = req->dev;
-    cu_ok(c, cudaStreamWaitEvent(c->s, ev, 0), "cudaStreamWaitEvent");
+    cu_ok(c, cudaStreamWaitEvent(c->cur, ev, 0), "cudaStreamWaitEvent");
     cudaEventDestroy(ev);
     req->dev = NULL;
-    return c->status;
+    return c->curtatus;
 }
 
 static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root,
@@ -359,7 +360,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
 {
     ce *c = ctx;
     if (count == 0)
-        return c->status;
+        return c->curtatus;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (nc) {
         comm_after_compute(c);
@@ -373,19 +374,19 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
     void *h = malloc(bytes);
     if (!h) {
         fail(c, LS_ENOMEM, "out of host memory staging a sum (%zu bytes)", bytes);
-        return c->status;
+        return c->curtatus;
     }
     memset(h, 0, bytes);
-    if (cu_ok(c, cudaStreamSynchronize(c->s), "synchronize before a sum"))
+    if (cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a sum"))
         cu_ok(c, cudaMemcpy(h, buf, bytes, cudaMemcpyDeviceToHost), "staging a sum");
     MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT; /* entered whatever failed */
     if (MPI_Reduce(me == root ? MPI_IN_PLACE : h, me == root ? h : NULL, (int)count, t, MPI_SUM,
                    root, comm) != MPI_SUCCESS)
         fail(c, LS_EINTERNAL, "MPI_Reduce failed");
-    else if (me == root && !c->status)
+    else if (me == root && !c->curtatus)
         cu_ok(c, cudaMemcpy(buf, h, bytes, cudaMemcpyHostToDevice), "unstaging a sum");
     free(h);
-    return c->status;
+    return c->curtatus;
 }
 
 /* ---- row moves ---- */
@@ -393,7 +394,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
 static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const int *c0,
                     const int *nc, int nrows, const int *rows, void *buf, int pack)
 {
-    if (nrows <= 0 || c->status)
+    if (nrows <= 0 || c->curtatus)
         return;
     if ((size_t)nrows > c->drows_cap) {
         cudaFree(c->drows);
@@ -406,10 +407,10 @@ static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const 
     }
     /* pageable source: the call returns once rows has been read */
     if (!cu_ok(c, cudaMemcpyAsync(c->drows, rows, (size_t)nrows * sizeof(int),
-                                  cudaMemcpyHostToDevice, c->s), "index list"))
+                                  cudaMemcpyHostToDevice, c->cur), "index list"))
         return;
     cu_ok(c, (cudaError_t)ls_dist_k_rows(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows,
-                                         c->drows, buf, pack, c->s), "k_rows");
+                                         c->drows, buf, pack, c->cur), "k_rows");
 }
 
 static void x_pack_rows(void *ctx, ls_precision p, const void *X, int ldx, int nranges,
@@ -424,9 +425,41 @@ static void x_unpack_rows(void *ctx, ls_precision p, const void *in, int nranges
     rows_op(ctx, p, X, ldx, nranges, c0, nc, nrows, rows, (void *)in, 0);
 }
 
+/* The look-ahead's panel on its own stream, beside the trailing update. */
+static void x_fork(void *ctx)
+{
+    ce *c = ctx;
+    cu_ok(c, cudaEventRecord(c->ev_f, c->s), "cudaEventRecord");
+}
+
+static void switch_to(ce *c, cudaStream_t to)
+{
+    c->cur = to;
+    bl_ok(c, cublasSetStream(c->h, to), "cublasSetStream");
+    int st = ls_context_set_stream(c->ls, to);
+    if (st)
+        fail(c, st, "panel stream on cuda:%d: %s", c->device, ls_context_error(c->ls));
+}
+
+static void x_use_fork(void *ctx, int on)
+{
+    ce *c = ctx;
+    if (on) {
+        cu_ok(c, cudaStreamWaitEvent(c->p, c->ev_f, 0), "cudaStreamWaitEvent");
+        switch_to(c, c->p);
+    } else {
+        cu_ok(c, cudaEventRecord(c->ev_p, c->p), "cudaEventRecord");
+        cu_ok(c, cudaStreamWaitEvent(c->s, c->ev_p, 0), "cudaStreamWaitEvent");
+        switch_to(c, c->s);
+    }
+}
+
 static int x_finish(void *ctx, char *msg, size_t len)
 {
     ce *c = ctx;
+    if (c->cur != c->s)
+        switch_to(c, c->s);
+    cu_ok(c, cudaStreamSynchronize(c->p), "panel stream");
     cu_ok(c, cudaStreamSynchronize(c->c), "communication stream");
     cu_ok(c, cudaStreamSynchronize(c->s), "compute stream");
     if (msg && len)
@@ -459,6 +492,12 @@ static void x_destroy(void *ctx)
         cudaEventDestroy(c->ev_s);
     if (c->ev_c)
         cudaEventDestroy(c->ev_c);
+    if (c->ev_f)
+        cudaEventDestroy(c->ev_f);
+    if (c->ev_p)
+        cudaEventDestroy(c->ev_p);
+    if (c->p)
+        cudaStreamDestroy(c->p);
     if (c->s)
         cudaStreamDestroy(c->s);
     if (c->c)
@@ -545,6 +584,9 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     if (cu_ok(c, cudaSetDevice(device), "cudaSetDevice") &&
         cu_ok(c, cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking), "cudaStreamCreate") &&
         cu_ok(c, cudaStreamCreateWithFlags(&c->c, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        cu_ok(c, cudaStreamCreateWithFlags(&c->p, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        cu_ok(c, cudaEventCreateWithFlags(&c->ev_f, cudaEventDisableTiming), "cudaEventCreate") &&
+        cu_ok(c, cudaEventCreateWithFlags(&c->ev_p, cudaEventDisableTiming), "cudaEventCreate") &&
         cu_ok(c, cudaEventCreateWithFlags(&c->ev_s, cudaEventDisableTiming), "cudaEventCreate") &&
         cu_ok(c, cudaEventCreateWithFlags(&c->ev_c, cudaEventDisableTiming), "cudaEventCreate") &&
         cu_ok(c, cudaMallocHost((void **)&c->pin, STAGE_CHUNK), "cudaMallocHost") &&
@@ -557,6 +599,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
             fail(c, st, "liblinsolve's CUDA context on device %d: %s", device,
                  c->ls ? ls_context_error(c->ls) : "not created");
     }
+    c->cur = c->s;
     if (c->use_nccl) {
         int ok = c->status == 0, all = 0; /* NCCL's init waits for every rank: agree first */
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, grid);
@@ -601,6 +644,8 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     e->pack_rows = x_pack_rows;
     e->unpack_rows = x_unpack_rows;
     e->finish = x_finish;
+    e->fork = x_fork;
+    e->use_fork = x_use_fork;
     *out = e;
     return 0;
 }
