@@ -292,15 +292,15 @@ static int compute_after_comm(ce *c, ls_dist_req *req)
     if (!req) {
         cu_ok(c, cudaEventRecord(c->ev_c, c->c), "cudaEventRecord");
         cu_ok(c, cudaStreamWaitEvent(c->cur, c->ev_c, 0), "cudaStreamWaitEvent");
-        return c->curtatus;
+        return c->status;
     }
     cudaEvent_t ev;
     if (!cu_ok(c, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate"))
-        return c->curtatus;
+        return c->status;
     cu_ok(c, cudaEventRecord(ev, c->c), "cudaEventRecord");
     req->dev = ev;
     req->active = 1;
-    return c->curtatus;
+    return c->status;
 }
 
 /* Host-staged broadcast, in chunks through the pinned buffer. Every rank
@@ -313,16 +313,16 @@ static int staged_bcast(ce *c, char *buf, size_t bytes, int root, MPI_Comm comm)
     cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a broadcast");
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK) {
         size_t len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
-        if (me == root && !c->curtatus)
+        if (me == root && !c->status)
             cu_ok(c, cudaMemcpy(c->pin, buf + off, len, cudaMemcpyDeviceToHost),
                   "staging a broadcast");
         if (MPI_Bcast(c->pin, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
             fail(c, LS_EINTERNAL, "MPI_Bcast failed");
-        if (me != root && !c->curtatus)
+        if (me != root && !c->status)
             cu_ok(c, cudaMemcpy(buf + off, c->pin, len, cudaMemcpyHostToDevice),
                   "unstaging a broadcast");
     }
-    return c->curtatus;
+    return c->status;
 }
 
 /* NCCL's collectives are entered whatever failed before, as MPI's are. */
@@ -332,13 +332,13 @@ static int x_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, 
     if (req)
         req->active = 0;
     if (bytes == 0)
-        return c->curtatus;
+        return c->status;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (!nc)
         return staged_bcast(c, buf, bytes, root, comm);
     comm_after_compute(c);
     if (!nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast"))
-        return c->curtatus;
+        return c->status;
     return compute_after_comm(c, req);
 }
 
@@ -346,13 +346,13 @@ static int x_wait(void *ctx, ls_dist_req *req)
 {
     ce *c = ctx;
     if (!req || !req->active)
-        return c->curtatus;
+        return c->status;
     req->active = 0;
     cudaEvent_t ev = req->dev;
     cu_ok(c, cudaStreamWaitEvent(c->cur, ev, 0), "cudaStreamWaitEvent");
     cudaEventDestroy(ev);
     req->dev = NULL;
-    return c->curtatus;
+    return c->status;
 }
 
 static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root,
@@ -360,7 +360,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
 {
     ce *c = ctx;
     if (count == 0)
-        return c->curtatus;
+        return c->status;
     ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
     if (nc) {
         comm_after_compute(c);
@@ -374,7 +374,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
     void *h = malloc(bytes);
     if (!h) {
         fail(c, LS_ENOMEM, "out of host memory staging a sum (%zu bytes)", bytes);
-        return c->curtatus;
+        return c->status;
     }
     memset(h, 0, bytes);
     if (cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a sum"))
@@ -383,10 +383,10 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
     if (MPI_Reduce(me == root ? MPI_IN_PLACE : h, me == root ? h : NULL, (int)count, t, MPI_SUM,
                    root, comm) != MPI_SUCCESS)
         fail(c, LS_EINTERNAL, "MPI_Reduce failed");
-    else if (me == root && !c->curtatus)
+    else if (me == root && !c->status)
         cu_ok(c, cudaMemcpy(buf, h, bytes, cudaMemcpyHostToDevice), "unstaging a sum");
     free(h);
-    return c->curtatus;
+    return c->status;
 }
 
 /* ---- row moves ---- */
@@ -394,7 +394,7 @@ static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int 
 static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const int *c0,
                     const int *nc, int nrows, const int *rows, void *buf, int pack)
 {
-    if (nrows <= 0 || c->curtatus)
+    if (nrows <= 0 || c->status)
         return;
     if ((size_t)nrows > c->drows_cap) {
         cudaFree(c->drows);
