@@ -29,6 +29,17 @@
 
 #define STAGE_CHUNK ((size_t)64 << 20) /* host-staged MPI moves this much at a time */
 
+/* LS_DIST_CUDA_PROFILE=1: GPU time of each kind of work, from event pairs
+ * around every slot, printed to stderr by finish (one line per rank). */
+enum { K_GEMM, K_TRSM, K_PANEL, K_ROWS, K_COPY, K_COMM, K_OTHER, K_COUNT };
+static const char *const kind_name[K_COUNT] = {"update gemm", "trsm", "panel LU", "row moves",
+                                               "copies", "communication", "other"};
+typedef struct prof {
+    cudaEvent_t *ev; /* pairs */
+    int *kind;
+    int n, cap;
+} prof;
+
 typedef struct ce {
     ls_dist_engine e; /* first: the table's context is this struct */
     int device, use_nccl;
@@ -44,7 +55,54 @@ typedef struct ce {
     size_t drows_cap;
     int status;
     char msg[200], name[160];
+    prof *pf; /* NULL unless LS_DIST_CUDA_PROFILE=1 */
 } ce;
+
+static void pf_mark(ce *c, int kind, cudaStream_t st)
+{
+    prof *f = c->pf;
+    if (!f)
+        return;
+    if (f->n % 2 == 0 && f->n + 2 > f->cap) {
+        int cap = f->cap ? 2 * f->cap : 1024;
+        cudaEvent_t *ev = realloc(f->ev, (size_t)cap * sizeof *ev);
+        int *kd = ev ? realloc(f->kind, (size_t)cap / 2 * sizeof *kd) : NULL;
+        if (ev)
+            f->ev = ev;
+        if (!kd)
+            return;
+        f->kind = kd;
+        for (int i = f->cap; i < cap; ++i)
+            cudaEventCreate(&f->ev[i]);
+        f->cap = cap;
+    }
+    if (f->n % 2 == 0)
+        f->kind[f->n / 2] = kind;
+    cudaEventRecord(f->ev[f->n++], st);
+}
+#define PF_BEGIN(c, k) pf_mark((c), (k), (c)->cur)
+#define PF_END(c) pf_mark((c), 0, (c)->cur)
+
+static void pf_report(ce *c)
+{
+    prof *f = c->pf;
+    if (!f || f->n < 2)
+        return;
+    double t[K_COUNT] = {0};
+    float ms = 0, span = 0;
+    for (int i = 0; i + 1 < f->n; i += 2)
+        if (cudaEventElapsedTime(&ms, f->ev[i], f->ev[i + 1]) == cudaSuccess)
+            t[f->kind[i / 2]] += ms / 1e3;
+    cudaEventElapsedTime(&span, f->ev[0], f->ev[f->n - 1]);
+    char line[512];
+    int len = snprintf(line, sizeof line, "ls_dist_cuda profile (cuda:%d): span %.4f s;",
+                       c->device, span / 1e3);
+    for (int k = 0; k < K_COUNT && len < (int)sizeof line; ++k)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s %.4f s%s", kind_name[k], t[k],
+                        k + 1 < K_COUNT ? "," : "");
+    fprintf(stderr, "%s\n", line);
+    f->n = 0;
+}
 
 static void fail(ce *c, int status, const char *fmt, ...)
 {
@@ -92,6 +150,7 @@ static void x_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const voi
     ce *c = ctx;
     if (m <= 0 || n <= 0 || k <= 0)
         return;
+    PF_BEGIN(c, K_GEMM);
     if (p == LS_DOUBLE) {
         const double a = -1.0, b = 1.0;
         bl_ok(c, cublasDgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C,
@@ -101,6 +160,7 @@ static void x_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const voi
         bl_ok(c, cublasSgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C,
                              ldc), "cublasSgemm");
     }
+    PF_END(c);
 }
 
 static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int m, int n,
@@ -108,6 +168,7 @@ static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int 
 {
     if (m <= 0 || n <= 0)
         return;
+    PF_BEGIN(c, K_TRSM);
     cublasFillMode_t ul = uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
     cublasDiagType_t dg = uplo == 'L' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
     if (p == LS_DOUBLE) {
@@ -119,6 +180,7 @@ static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int 
         bl_ok(c, cublasStrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
               "cublasStrsm");
     }
+    PF_END(c);
 }
 
 static void x_trsm(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
@@ -184,8 +246,10 @@ static void copy2d(ce *c, ls_precision p, int m, int n, const void *A, int lda, 
     if (m <= 0 || n <= 0)
         return;
     const size_t es = esz(p);
+    PF_BEGIN(c, K_COPY);
     cu_ok(c, cudaMemcpy2DAsync(B, (size_t)ldb * es, A, (size_t)lda * es, (size_t)m * es,
                                (size_t)n, kind, c->cur), what);
+    PF_END(c);
 }
 
 static void x_lacpy(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *B,
@@ -216,8 +280,10 @@ static int x_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, in
     int info = 0;
     if (m <= 0 || n <= 0)
         return 0;
+    PF_BEGIN(c, K_PANEL);
     int st = p == LS_DOUBLE ? ls_dgetrf_gpu(m, n, A, lda, ipiv, &info, c->ls)
                             : ls_sgetrf_gpu(m, n, A, lda, ipiv, &info, c->ls);
+    PF_END(c);
     if (st < 0 && st > -1001)
         return st;
     if (st < 0) {
@@ -337,7 +403,10 @@ static int x_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, 
     if (!nc)
         return staged_bcast(c, buf, bytes, root, comm);
     comm_after_compute(c);
-    if (!nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast"))
+    pf_mark(c, K_COMM, c->c);
+    nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast");
+    pf_mark(c, 0, c->c);
+    if (c->status)
         return c->status;
     return compute_after_comm(c, req);
 }
@@ -409,8 +478,10 @@ static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const 
     if (!cu_ok(c, cudaMemcpyAsync(c->drows, rows, (size_t)nrows * sizeof(int),
                                   cudaMemcpyHostToDevice, c->cur), "index list"))
         return;
+    PF_BEGIN(c, K_ROWS);
     cu_ok(c, (cudaError_t)ls_dist_k_rows(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows,
                                          c->drows, buf, pack, c->cur), "k_rows");
+    PF_END(c);
 }
 
 static void x_pack_rows(void *ctx, ls_precision p, const void *X, int ldx, int nranges,
@@ -462,6 +533,7 @@ static int x_finish(void *ctx, char *msg, size_t len)
     cu_ok(c, cudaStreamSynchronize(c->p), "panel stream");
     cu_ok(c, cudaStreamSynchronize(c->c), "communication stream");
     cu_ok(c, cudaStreamSynchronize(c->s), "compute stream");
+    pf_report(c);
     if (msg && len)
         snprintf(msg, len, "%s", c->status ? c->msg : "");
     int st = c->status;
@@ -504,6 +576,13 @@ static void x_destroy(void *ctx)
         cudaStreamDestroy(c->c);
     cudaFree(c->drows);
     cudaFreeHost(c->pin);
+    if (c->pf) {
+        for (int i = 0; i < c->pf->cap; ++i)
+            cudaEventDestroy(c->pf->ev[i]);
+        free(c->pf->ev);
+        free(c->pf->kind);
+        free(c->pf);
+    }
     free(c);
 }
 
@@ -600,6 +679,9 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
                  c->ls ? ls_context_error(c->ls) : "not created");
     }
     c->cur = c->s;
+    const char *pe = getenv("LS_DIST_CUDA_PROFILE");
+    if (pe && pe[0] == '1')
+        c->pf = calloc(1, sizeof *c->pf);
     if (c->use_nccl) {
         int ok = c->status == 0, all = 0; /* NCCL's init waits for every rank: agree first */
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, grid);
