@@ -57,8 +57,9 @@ typedef struct ce {
     int status;
     char msg[200], name[160];
     prof *pf; /* NULL unless LS_DIST_CUDA_PROFILE=1 */
-    /* tall panels: cuSOLVER's getrf (LS_DIST_CUDA_PANEL=ours: the device LU) */
-    int panel_ours;
+    /* LS_DIST_CUDA_PANEL=cusolver: tall panels by cuSOLVER's getrf, not
+     * liblinsolve's device LU (the default) */
+    int panel_cusolver;
     cusolverDnHandle_t sh;
     void *pws;
     size_t pws_bytes;
@@ -282,10 +283,11 @@ static void x_set(void *ctx, ls_precision p, int m, int n, const void *H, int ld
     cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the device");
 }
 
-/* A tall panel (m >= n) by cuSOLVER: measured 0.68 s of the 0.93 s factor
- * at n = 32768, nb 512 with the general device LU on n x 512 panels (one
- * H100, bench/results/h100/distributed-profile.txt); as the single-GPU
- * LU's look-ahead does, cuSOLVER's panel is the faster there. */
+/* A tall panel (m >= n) by cuSOLVER, for comparison (LS_DIST_CUDA_PANEL=
+ * cusolver): on n x 512 panels it took 4.7 s of GPU time at n = 65536 on
+ * one H200, where liblinsolve's device LU took 0.68 s at 32768 on an H100
+ * (~2.7 s at 65536, the panels' work growing as n^2); the profiles are in
+ * bench/results/h200x2/ and h100/distributed-profile.txt. */
 static int panel_cusolver(ce *c, ls_precision p, int m, int n, void *A, int lda, int *ipiv)
 {
     int lw = 0, info = 0;
@@ -336,7 +338,7 @@ static int x_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, in
     int info = 0;
     if (m <= 0 || n <= 0)
         return 0;
-    if (!c->panel_ours && m >= n)
+    if (c->panel_cusolver && m >= n)
         return panel_cusolver(c, p, m, n, A, lda, ipiv);
     PF_BEGIN(c, K_PANEL);
     int st = p == LS_DOUBLE ? ls_dgetrf_gpu(m, n, A, lda, ipiv, &info, c->ls)
@@ -742,7 +744,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     }
     c->cur = c->s;
     const char *pp = getenv("LS_DIST_CUDA_PANEL");
-    c->panel_ours = pp && !strcmp(pp, "ours");
+    c->panel_cusolver = pp && !strcmp(pp, "cusolver");
     if (!c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
         fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
     const char *pe = getenv("LS_DIST_CUDA_PROFILE");
