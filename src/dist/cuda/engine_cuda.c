@@ -12,144 +12,7 @@
  * finish(), which the algorithm calls at the end of each factorization and
  * solve, so one rank's device failure ends every rank with its message.
  */
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
-#include <float.h>
-#include <limits.h>
-#include <math.h>
-#include <nccl.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "dist_cuda.h"
-#include "k_dist.h"
-
-#define STAGE_CHUNK ((size_t)64 << 20) /* host-staged MPI moves this much at a time */
-
-/* LS_DIST_CUDA_PROFILE=1: GPU time of each kind of work, from event pairs
- * around every slot, printed to stderr by finish (one line per rank). */
-enum { K_GEMM, K_TRSM, K_PANEL, K_ROWS, K_COPY, K_COMM, K_OTHER, K_COUNT };
-static const char *const kind_name[K_COUNT] = {"update gemm", "trsm", "panel LU", "row moves",
-                                               "copies", "communication", "other"};
-typedef struct prof {
-    cudaEvent_t *ev; /* pairs */
-    int *kind;
-    int n, cap;
-} prof;
-
-typedef struct ce {
-    ls_dist_engine e; /* first: the table's context is this struct */
-    int device, use_nccl;
-    cudaStream_t s, c, p; /* compute; communication; the look-ahead's panel */
-    cudaStream_t cur;     /* where compute work goes now: s, or p between use_fork */
-    cudaEvent_t ev_s, ev_c, ev_f, ev_p;
-    cublasHandle_t h;
-    ls_context *ls;
-    MPI_Comm row, col;
-    ncclComm_t nrow, ncol;
-    char *pin; /* pinned staging, STAGE_CHUNK bytes */
-    int *drows;
-    size_t drows_cap;
-    int status;
-    char msg[200], name[160];
-    prof *pf; /* NULL unless LS_DIST_CUDA_PROFILE=1 */
-    /* LS_DIST_CUDA_PANEL=cusolver: tall panels by cuSOLVER's getrf, not
-     * liblinsolve's device LU (the default) */
-    int panel_cusolver;
-    cusolverDnHandle_t sh;
-    void *pws;
-    size_t pws_bytes;
-    int *dpiv; /* n pivots, then info */
-    int dpiv_cap;
-} ce;
-
-static void pf_mark(ce *c, int kind, cudaStream_t st)
-{
-    prof *f = c->pf;
-    if (!f)
-        return;
-    if (f->n % 2 == 0 && f->n + 2 > f->cap) {
-        int cap = f->cap ? 2 * f->cap : 1024;
-        cudaEvent_t *ev = realloc(f->ev, (size_t)cap * sizeof *ev);
-        int *kd = ev ? realloc(f->kind, (size_t)cap / 2 * sizeof *kd) : NULL;
-        if (ev)
-            f->ev = ev;
-        if (!kd)
-            return;
-        f->kind = kd;
-        for (int i = f->cap; i < cap; ++i)
-            cudaEventCreate(&f->ev[i]);
-        f->cap = cap;
-    }
-    if (f->n % 2 == 0)
-        f->kind[f->n / 2] = kind;
-    cudaEventRecord(f->ev[f->n++], st);
-}
-#define PF_BEGIN(c, k) pf_mark((c), (k), (c)->cur)
-#define PF_END(c) pf_mark((c), 0, (c)->cur)
-
-static void pf_report(ce *c)
-{
-    prof *f = c->pf;
-    if (!f || f->n < 2)
-        return;
-    double t[K_COUNT] = {0};
-    float ms = 0, span = 0;
-    for (int i = 0; i + 1 < f->n; i += 2)
-        if (cudaEventElapsedTime(&ms, f->ev[i], f->ev[i + 1]) == cudaSuccess)
-            t[f->kind[i / 2]] += ms / 1e3;
-    cudaEventElapsedTime(&span, f->ev[0], f->ev[f->n - 1]);
-    char line[512];
-    int len = snprintf(line, sizeof line, "ls_dist_cuda profile (cuda:%d): span %.4f s;",
-                       c->device, span / 1e3);
-    for (int k = 0; k < K_COUNT && len < (int)sizeof line; ++k)
-        len += snprintf(line + len, sizeof line - (size_t)len, " %s %.4f s%s", kind_name[k], t[k],
-                        k + 1 < K_COUNT ? "," : "");
-    fprintf(stderr, "%s\n", line);
-    f->n = 0;
-}
-
-static void fail(ce *c, int status, const char *fmt, ...)
-{
-    if (c->status)
-        return;
-    c->status = status;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
-    va_end(ap);
-}
-
-static int cu_ok(ce *c, cudaError_t e, const char *what)
-{
-    if (e == cudaSuccess)
-        return 1;
-    fail(c, e == cudaErrorMemoryAllocation ? LS_EDEVMEM : LS_EDEVICE, "%s on cuda:%d: %s", what,
-         c->device, cudaGetErrorString(e));
-    return 0;
-}
-
-static int bl_ok(ce *c, cublasStatus_t st, const char *what)
-{
-    if (st == CUBLAS_STATUS_SUCCESS)
-        return 1;
-    fail(c, LS_EDEVICE, "%s on cuda:%d: cuBLAS status %d", what, c->device, (int)st);
-    return 0;
-}
-
-static int nc_ok(ce *c, ncclResult_t r, const char *what)
-{
-    if (r == ncclSuccess)
-        return 1;
-    fail(c, LS_EDEVICE, "%s on cuda:%d: %s", what, c->device, ncclGetErrorString(r));
-    return 0;
-}
-
-static size_t esz(ls_precision p) { return p == LS_DOUBLE ? sizeof(double) : sizeof(float); }
+#include "engine_cuda_impl.h"
 
 /* ---- local kernels ---- */
 
@@ -162,12 +25,14 @@ static void x_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const voi
     PF_BEGIN(c, K_GEMM);
     if (p == LS_DOUBLE) {
         const double a = -1.0, b = 1.0;
-        bl_ok(c, cublasDgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C,
-                             ldc), "cublasDgemm");
+        ec_bl_ok(
+            c, cublasDgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
+            "cublasDgemm");
     } else {
         const float a = -1.0f, b = 1.0f;
-        bl_ok(c, cublasSgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C,
-                             ldc), "cublasSgemm");
+        ec_bl_ok(
+            c, cublasSgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
+            "cublasSgemm");
     }
     PF_END(c);
 }
@@ -182,12 +47,12 @@ static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int 
     cublasDiagType_t dg = uplo == 'L' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
     if (p == LS_DOUBLE) {
         const double one = 1.0;
-        bl_ok(c, cublasDtrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
-              "cublasDtrsm");
+        ec_bl_ok(c, cublasDtrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
+                 "cublasDtrsm");
     } else {
         const float one = 1.0f;
-        bl_ok(c, cublasStrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
-              "cublasStrsm");
+        ec_bl_ok(c, cublasStrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
+                 "cublasStrsm");
     }
     PF_END(c);
 }
@@ -212,10 +77,10 @@ static void x_ger_sub(void *ctx, ls_precision p, int m, int n, const void *x, co
         return;
     if (p == LS_DOUBLE) {
         const double a = -1.0;
-        bl_ok(c, cublasDger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasDger");
+        ec_bl_ok(c, cublasDger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasDger");
     } else {
         const float a = -1.0f;
-        bl_ok(c, cublasSger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasSger");
+        ec_bl_ok(c, cublasSger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasSger");
     }
 }
 
@@ -226,13 +91,13 @@ static void x_scal_inv(void *ctx, ls_precision p, int n, double pivot, void *x)
         return;
     const double tiny = p == LS_DOUBLE ? DBL_MIN : FLT_MIN;
     if (fabs(pivot) < tiny) { /* 1/pivot would overflow: divide, as getf2 */
-        cu_ok(c, (cudaError_t)ls_dist_k_div(p == LS_DOUBLE, n, pivot, x, c->cur), "k_div");
+        ec_cu_ok(c, (cudaError_t)ls_dist_k_div(p == LS_DOUBLE, n, pivot, x, c->cur), "k_div");
     } else if (p == LS_DOUBLE) {
         const double r = 1.0 / pivot;
-        bl_ok(c, cublasDscal(c->h, n, &r, x, 1), "cublasDscal");
+        ec_bl_ok(c, cublasDscal(c->h, n, &r, x, 1), "cublasDscal");
     } else {
         const float r = 1.0f / (float)pivot;
-        bl_ok(c, cublasSscal(c->h, n, &r, x, 1), "cublasSscal");
+        ec_bl_ok(c, cublasSscal(c->h, n, &r, x, 1), "cublasSscal");
     }
 }
 
@@ -243,9 +108,9 @@ static int x_iamax(void *ctx, ls_precision p, int n, const void *x)
     if (n <= 0)
         return -1;
     if (p == LS_DOUBLE)
-        bl_ok(c, cublasIdamax(c->h, n, x, 1, &r), "cublasIdamax");
+        ec_bl_ok(c, cublasIdamax(c->h, n, x, 1, &r), "cublasIdamax");
     else
-        bl_ok(c, cublasIsamax(c->h, n, x, 1, &r), "cublasIsamax");
+        ec_bl_ok(c, cublasIsamax(c->h, n, x, 1, &r), "cublasIsamax");
     return r >= 1 && r <= n ? r - 1 : 0;
 }
 
@@ -254,10 +119,12 @@ static void copy2d(ce *c, ls_precision p, int m, int n, const void *A, int lda, 
 {
     if (m <= 0 || n <= 0)
         return;
-    const size_t es = esz(p);
+    const size_t es = ec_esz(p);
     PF_BEGIN(c, K_COPY);
-    cu_ok(c, cudaMemcpy2DAsync(B, (size_t)ldb * es, A, (size_t)lda * es, (size_t)m * es,
-                               (size_t)n, kind, c->cur), what);
+    ec_cu_ok(c,
+             cudaMemcpy2DAsync(B, (size_t)ldb * es, A, (size_t)lda * es, (size_t)m * es, (size_t)n,
+                               kind, c->cur),
+             what);
     PF_END(c);
 }
 
@@ -267,20 +134,18 @@ static void x_lacpy(void *ctx, ls_precision p, int m, int n, const void *A, int 
     copy2d(ctx, p, m, n, A, lda, B, ldb, cudaMemcpyDeviceToDevice, "lacpy");
 }
 
-static void x_get(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *H,
-                  int ldh)
+static void x_get(void *ctx, ls_precision p, int m, int n, const void *A, int lda, void *H, int ldh)
 {
     ce *c = ctx;
     copy2d(c, p, m, n, A, lda, H, ldh, cudaMemcpyDeviceToHost, "copy to the host");
-    cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the host");
+    ec_cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the host");
 }
 
-static void x_set(void *ctx, ls_precision p, int m, int n, const void *H, int ldh, void *A,
-                  int lda)
+static void x_set(void *ctx, ls_precision p, int m, int n, const void *H, int ldh, void *A, int lda)
 {
     ce *c = ctx;
     copy2d(c, p, m, n, H, ldh, A, lda, cudaMemcpyHostToDevice, "copy to the device");
-    cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the device");
+    ec_cu_ok(c, cudaStreamSynchronize(c->cur), "copy to the device");
 }
 
 /* A tall panel (m >= n) by cuSOLVER, for comparison (LS_DIST_CUDA_PANEL=
@@ -296,15 +161,15 @@ static int panel_cusolver(ce *c, ls_precision p, int m, int n, void *A, int lda,
         st = p == LS_DOUBLE ? cusolverDnDgetrf_bufferSize(c->sh, m, n, A, lda, &lw)
                             : cusolverDnSgetrf_bufferSize(c->sh, m, n, A, lda, &lw);
     if (st != CUSOLVER_STATUS_SUCCESS) {
-        fail(c, LS_EDEVICE, "cuSOLVER getrf setup on cuda:%d: status %d", c->device, (int)st);
+        ec_fail(c, LS_EDEVICE, "cuSOLVER getrf setup on cuda:%d: status %d", c->device, (int)st);
         return 0;
     }
-    size_t bytes = (size_t)lw * esz(p);
+    size_t bytes = (size_t)lw * ec_esz(p);
     if (bytes > c->pws_bytes) {
         cudaFree(c->pws);
         c->pws = NULL;
         c->pws_bytes = 0;
-        if (!cu_ok(c, cudaMalloc(&c->pws, bytes), "panel workspace"))
+        if (!ec_cu_ok(c, cudaMalloc(&c->pws, bytes), "panel workspace"))
             return 0;
         c->pws_bytes = bytes;
     }
@@ -312,7 +177,7 @@ static int panel_cusolver(ce *c, ls_precision p, int m, int n, void *A, int lda,
         cudaFree(c->dpiv);
         c->dpiv = NULL;
         c->dpiv_cap = 0;
-        if (!cu_ok(c, cudaMalloc((void **)&c->dpiv, (size_t)(n + 1) * sizeof(int)), "pivots"))
+        if (!ec_cu_ok(c, cudaMalloc((void **)&c->dpiv, (size_t)(n + 1) * sizeof(int)), "pivots"))
             return 0;
         c->dpiv_cap = n + 1;
     }
@@ -321,14 +186,17 @@ static int panel_cusolver(ce *c, ls_precision p, int m, int n, void *A, int lda,
                         : cusolverDnSgetrf(c->sh, m, n, A, lda, c->pws, c->dpiv, c->dpiv + n);
     PF_END(c);
     if (st != CUSOLVER_STATUS_SUCCESS) {
-        fail(c, LS_EDEVICE, "cuSOLVER getrf on cuda:%d: status %d", c->device, (int)st);
+        ec_fail(c, LS_EDEVICE, "cuSOLVER getrf on cuda:%d: status %d", c->device, (int)st);
         return 0;
     }
-    if (cu_ok(c, cudaMemcpyAsync(ipiv, c->dpiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
-                                 c->cur), "pivots") &&
-        cu_ok(c, cudaMemcpyAsync(&info, c->dpiv + n, sizeof(int), cudaMemcpyDeviceToHost, c->cur),
-              "info"))
-        cu_ok(c, cudaStreamSynchronize(c->cur), "panel");
+    if (ec_cu_ok(
+            c,
+            cudaMemcpyAsync(ipiv, c->dpiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, c->cur),
+            "pivots") &&
+        ec_cu_ok(c,
+                 cudaMemcpyAsync(&info, c->dpiv + n, sizeof(int), cudaMemcpyDeviceToHost, c->cur),
+                 "info"))
+        ec_cu_ok(c, cudaStreamSynchronize(c->cur), "panel");
     return info;
 }
 
@@ -347,7 +215,7 @@ static int x_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, in
     if (st < 0 && st > -1001)
         return st;
     if (st < 0) {
-        fail(c, st, "panel LU on cuda:%d: %s", c->device, ls_context_error(c->ls));
+        ec_fail(c, st, "panel LU on cuda:%d: %s", c->device, ls_context_error(c->ls));
         return 0;
     }
     return info;
@@ -359,21 +227,24 @@ static void x_gemm_tn(void *ctx, ls_precision p, int m, int n, int k, double alp
     ce *c = ctx;
     if (m <= 0 || n <= 0)
         return;
-    const size_t es = esz(p);
+    const size_t es = ec_esz(p);
     if (k <= 0 && beta == 0) { /* C = 0 without reading C */
-        cu_ok(c, cudaMemset2DAsync(C, (size_t)ldc * es, 0, (size_t)m * es, (size_t)n, c->cur),
-              "memset");
+        ec_cu_ok(c, cudaMemset2DAsync(C, (size_t)ldc * es, 0, (size_t)m * es, (size_t)n, c->cur),
+                 "memset");
         return;
     }
     if (k <= 0 && beta == 1)
         return;
     if (p == LS_DOUBLE)
-        bl_ok(c, cublasDgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, A, lda, B, ldb,
-                             &beta, C, ldc), "cublasDgemm (T)");
+        ec_bl_ok(c,
+                 cublasDgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, A, lda, B, ldb, &beta,
+                             C, ldc),
+                 "cublasDgemm (T)");
     else {
         const float a = (float)alpha, b = (float)beta;
-        bl_ok(c, cublasSgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C,
-                             ldc), "cublasSgemm (T)");
+        ec_bl_ok(
+            c, cublasSgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
+            "cublasSgemm (T)");
     }
 }
 
@@ -394,128 +265,7 @@ static void x_ws_free(void *ctx, void *ptr)
 {
     ce *c = ctx;
     if (ptr)
-        cu_ok(c, cudaFree(ptr), "cudaFree");
-}
-
-/* ---- transport ---- */
-
-static ncclComm_t nccl_of(ce *c, MPI_Comm comm)
-{
-    return comm == c->row ? c->nrow : comm == c->col ? c->ncol : NULL;
-}
-
-/* The communication stream starts after what the compute stream has queued. */
-static void comm_after_compute(ce *c)
-{
-    cu_ok(c, cudaEventRecord(c->ev_s, c->cur), "cudaEventRecord");
-    cu_ok(c, cudaStreamWaitEvent(c->c, c->ev_s, 0), "cudaStreamWaitEvent");
-}
-
-/* The compute stream waits for the communication queued so far (req NULL),
- * or the caller's request will (an event of its own). */
-static int compute_after_comm(ce *c, ls_dist_req *req)
-{
-    if (!req) {
-        cu_ok(c, cudaEventRecord(c->ev_c, c->c), "cudaEventRecord");
-        cu_ok(c, cudaStreamWaitEvent(c->cur, c->ev_c, 0), "cudaStreamWaitEvent");
-        return c->status;
-    }
-    cudaEvent_t ev;
-    if (!cu_ok(c, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate"))
-        return c->status;
-    cu_ok(c, cudaEventRecord(ev, c->c), "cudaEventRecord");
-    req->dev = ev;
-    req->active = 1;
-    return c->status;
-}
-
-/* Host-staged broadcast, in chunks through the pinned buffer. Every rank
- * takes part in every MPI call even after a device failure (the failure
- * is reported by finish), or the others would wait forever. */
-static int staged_bcast(ce *c, char *buf, size_t bytes, int root, MPI_Comm comm)
-{
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a broadcast");
-    for (size_t off = 0; off < bytes; off += STAGE_CHUNK) {
-        size_t len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
-        if (me == root && !c->status)
-            cu_ok(c, cudaMemcpy(c->pin, buf + off, len, cudaMemcpyDeviceToHost),
-                  "staging a broadcast");
-        if (MPI_Bcast(c->pin, (int)len, MPI_BYTE, root, comm) != MPI_SUCCESS)
-            fail(c, LS_EINTERNAL, "MPI_Bcast failed");
-        if (me != root && !c->status)
-            cu_ok(c, cudaMemcpy(buf + off, c->pin, len, cudaMemcpyHostToDevice),
-                  "unstaging a broadcast");
-    }
-    return c->status;
-}
-
-/* NCCL's collectives are entered whatever failed before, as MPI's are. */
-static int x_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, ls_dist_req *req)
-{
-    ce *c = ctx;
-    if (req)
-        req->active = 0;
-    if (bytes == 0)
-        return c->status;
-    ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
-    if (!nc)
-        return staged_bcast(c, buf, bytes, root, comm);
-    comm_after_compute(c);
-    pf_mark(c, K_COMM, c->c);
-    nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast");
-    pf_mark(c, 0, c->c);
-    if (c->status)
-        return c->status;
-    return compute_after_comm(c, req);
-}
-
-static int x_wait(void *ctx, ls_dist_req *req)
-{
-    ce *c = ctx;
-    if (!req || !req->active)
-        return c->status;
-    req->active = 0;
-    cudaEvent_t ev = req->dev;
-    cu_ok(c, cudaStreamWaitEvent(c->cur, ev, 0), "cudaStreamWaitEvent");
-    cudaEventDestroy(ev);
-    req->dev = NULL;
-    return c->status;
-}
-
-static int x_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root,
-                        MPI_Comm comm)
-{
-    ce *c = ctx;
-    if (count == 0)
-        return c->status;
-    ncclComm_t nc = c->use_nccl ? nccl_of(c, comm) : NULL;
-    if (nc) {
-        comm_after_compute(c);
-        nc_ok(c, ncclReduce(buf, buf, count, p == LS_DOUBLE ? ncclDouble : ncclFloat, ncclSum,
-                            root, nc, c->c), "ncclReduce");
-        return compute_after_comm(c, NULL);
-    }
-    const size_t bytes = count * esz(p);
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    void *h = malloc(bytes);
-    if (!h) {
-        fail(c, LS_ENOMEM, "out of host memory staging a sum (%zu bytes)", bytes);
-        return c->status;
-    }
-    memset(h, 0, bytes);
-    if (cu_ok(c, cudaStreamSynchronize(c->cur), "synchronize before a sum"))
-        cu_ok(c, cudaMemcpy(h, buf, bytes, cudaMemcpyDeviceToHost), "staging a sum");
-    MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT; /* entered whatever failed */
-    if (MPI_Reduce(me == root ? MPI_IN_PLACE : h, me == root ? h : NULL, (int)count, t, MPI_SUM,
-                   root, comm) != MPI_SUCCESS)
-        fail(c, LS_EINTERNAL, "MPI_Reduce failed");
-    else if (me == root && !c->status)
-        cu_ok(c, cudaMemcpy(buf, h, bytes, cudaMemcpyHostToDevice), "unstaging a sum");
-    free(h);
-    return c->status;
+        ec_cu_ok(c, cudaFree(ptr), "cudaFree");
 }
 
 /* ---- row moves ---- */
@@ -529,18 +279,21 @@ static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const 
         cudaFree(c->drows);
         c->drows = NULL;
         c->drows_cap = 0;
-        if (!cu_ok(c, cudaMalloc((void **)&c->drows, (size_t)nrows * sizeof(int)),
-                   "index list"))
+        if (!ec_cu_ok(c, cudaMalloc((void **)&c->drows, (size_t)nrows * sizeof(int)), "index list"))
             return;
         c->drows_cap = (size_t)nrows;
     }
     /* pageable source: the call returns once rows has been read */
-    if (!cu_ok(c, cudaMemcpyAsync(c->drows, rows, (size_t)nrows * sizeof(int),
-                                  cudaMemcpyHostToDevice, c->cur), "index list"))
+    if (!ec_cu_ok(c,
+                  cudaMemcpyAsync(c->drows, rows, (size_t)nrows * sizeof(int),
+                                  cudaMemcpyHostToDevice, c->cur),
+                  "index list"))
         return;
     PF_BEGIN(c, K_ROWS);
-    cu_ok(c, (cudaError_t)ls_dist_k_rows(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows,
-                                         c->drows, buf, pack, c->cur), "k_rows");
+    ec_cu_ok(c,
+             (cudaError_t)ls_dist_k_rows(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows, c->drows,
+                                         buf, pack, c->cur),
+             "k_rows");
     PF_END(c);
 }
 
@@ -560,27 +313,27 @@ static void x_unpack_rows(void *ctx, ls_precision p, const void *in, int nranges
 static void x_fork(void *ctx)
 {
     ce *c = ctx;
-    cu_ok(c, cudaEventRecord(c->ev_f, c->s), "cudaEventRecord");
+    ec_cu_ok(c, cudaEventRecord(c->ev_f, c->s), "cudaEventRecord");
 }
 
 static void switch_to(ce *c, cudaStream_t to)
 {
     c->cur = to;
-    bl_ok(c, cublasSetStream(c->h, to), "cublasSetStream");
+    ec_bl_ok(c, cublasSetStream(c->h, to), "cublasSetStream");
     int st = ls_context_set_stream(c->ls, to);
     if (st)
-        fail(c, st, "panel stream on cuda:%d: %s", c->device, ls_context_error(c->ls));
+        ec_fail(c, st, "panel stream on cuda:%d: %s", c->device, ls_context_error(c->ls));
 }
 
 static void x_use_fork(void *ctx, int on)
 {
     ce *c = ctx;
     if (on) {
-        cu_ok(c, cudaStreamWaitEvent(c->p, c->ev_f, 0), "cudaStreamWaitEvent");
+        ec_cu_ok(c, cudaStreamWaitEvent(c->p, c->ev_f, 0), "cudaStreamWaitEvent");
         switch_to(c, c->p);
     } else {
-        cu_ok(c, cudaEventRecord(c->ev_p, c->p), "cudaEventRecord");
-        cu_ok(c, cudaStreamWaitEvent(c->s, c->ev_p, 0), "cudaStreamWaitEvent");
+        ec_cu_ok(c, cudaEventRecord(c->ev_p, c->p), "cudaEventRecord");
+        ec_cu_ok(c, cudaStreamWaitEvent(c->s, c->ev_p, 0), "cudaStreamWaitEvent");
         switch_to(c, c->s);
     }
 }
@@ -590,10 +343,10 @@ static int x_finish(void *ctx, char *msg, size_t len)
     ce *c = ctx;
     if (c->cur != c->s)
         switch_to(c, c->s);
-    cu_ok(c, cudaStreamSynchronize(c->p), "panel stream");
-    cu_ok(c, cudaStreamSynchronize(c->c), "communication stream");
-    cu_ok(c, cudaStreamSynchronize(c->s), "compute stream");
-    pf_report(c);
+    ec_cu_ok(c, cudaStreamSynchronize(c->p), "panel stream");
+    ec_cu_ok(c, cudaStreamSynchronize(c->c), "communication stream");
+    ec_cu_ok(c, cudaStreamSynchronize(c->s), "compute stream");
+    ec_pf_report(c);
     if (msg && len)
         snprintf(msg, len, "%s", c->status ? c->msg : "");
     int st = c->status;
@@ -652,52 +405,12 @@ static void x_destroy(void *ctx)
 
 /* ---- opening ---- */
 
-/* NCCL needs a GPU per rank: true when no two ranks of grid share a
- * (host, device) pair. */
-static int devices_distinct(MPI_Comm grid, int device)
-{
-    char host[64] = "";
-    gethostname(host, sizeof host - 1);
-    unsigned long long key = 1469598103934665603ULL; /* FNV-1a of the host name */
-    for (const char *p = host; *p; ++p)
-        key = (key ^ (unsigned char)*p) * 1099511628211ULL;
-    key = key * 131 + (unsigned long long)device;
-    int size = 0, distinct = 1;
-    MPI_Comm_size(grid, &size);
-    unsigned long long *all = malloc((size_t)size * sizeof *all);
-    if (!all)
-        return 0;
-    MPI_Allgather(&key, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, grid);
-    for (int i = 0; i < size && distinct; ++i)
-        for (int j = i + 1; j < size && distinct; ++j)
-            distinct = all[i] != all[j];
-    free(all);
-    return distinct;
-}
-
-/* Collective over comm: NULL (and no error) for a communicator of one. */
-static int nccl_comm(ce *c, MPI_Comm comm, ncclComm_t *out)
-{
-    int size = 0, me = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &me);
-    *out = NULL;
-    if (size < 2)
-        return 1;
-    ncclUniqueId id;
-    if (me == 0 && !nc_ok(c, ncclGetUniqueId(&id), "ncclGetUniqueId"))
-        memset(&id, 0, sizeof id);
-    MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, comm);
-    return nc_ok(c, ncclCommInitRank(out, size, id, me), "ncclCommInitRank");
-}
-
-int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm col,
-                      int transport, ls_dist_engine **out, char *err, size_t errlen)
+int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm col, int transport,
+                      ls_dist_engine **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (abi != LS_DIST_CUDA_ABI) {
-        snprintf(err, errlen, "liblinsolve_dist_cuda speaks ABI %d, not %d", LS_DIST_CUDA_ABI,
-                 abi);
+        snprintf(err, errlen, "liblinsolve_dist_cuda speaks ABI %d, not %d", LS_DIST_CUDA_ABI, abi);
         return LS_EUNAVAIL;
     }
     int ndev = 0;
@@ -721,32 +434,36 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     c->row = row;
     c->col = col;
     /* every rank takes part in the collectives below, whatever failed */
-    int distinct = devices_distinct(grid, device);
-    c->use_nccl = transport == LS_DIST_TRANSPORT_NCCL ||
-                  (transport == LS_DIST_TRANSPORT_AUTO && distinct);
-    if (cu_ok(c, cudaSetDevice(device), "cudaSetDevice") &&
-        cu_ok(c, cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking), "cudaStreamCreate") &&
-        cu_ok(c, cudaStreamCreateWithFlags(&c->c, cudaStreamNonBlocking), "cudaStreamCreate") &&
-        cu_ok(c, cudaStreamCreateWithFlags(&c->p, cudaStreamNonBlocking), "cudaStreamCreate") &&
-        cu_ok(c, cudaEventCreateWithFlags(&c->ev_f, cudaEventDisableTiming), "cudaEventCreate") &&
-        cu_ok(c, cudaEventCreateWithFlags(&c->ev_p, cudaEventDisableTiming), "cudaEventCreate") &&
-        cu_ok(c, cudaEventCreateWithFlags(&c->ev_s, cudaEventDisableTiming), "cudaEventCreate") &&
-        cu_ok(c, cudaEventCreateWithFlags(&c->ev_c, cudaEventDisableTiming), "cudaEventCreate") &&
-        cu_ok(c, cudaMallocHost((void **)&c->pin, STAGE_CHUNK), "cudaMallocHost") &&
-        bl_ok(c, cublasCreate(&c->h), "cublasCreate") &&
-        bl_ok(c, cublasSetStream(c->h, c->s), "cublasSetStream")) {
+    int distinct = ec_devices_distinct(grid, device);
+    c->use_nccl =
+        transport == LS_DIST_TRANSPORT_NCCL || (transport == LS_DIST_TRANSPORT_AUTO && distinct);
+    if (ec_cu_ok(c, cudaSetDevice(device), "cudaSetDevice") &&
+        ec_cu_ok(c, cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        ec_cu_ok(c, cudaStreamCreateWithFlags(&c->c, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        ec_cu_ok(c, cudaStreamCreateWithFlags(&c->p, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_f, cudaEventDisableTiming),
+                 "cudaEventCreate") &&
+        ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_p, cudaEventDisableTiming),
+                 "cudaEventCreate") &&
+        ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_s, cudaEventDisableTiming),
+                 "cudaEventCreate") &&
+        ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_c, cudaEventDisableTiming),
+                 "cudaEventCreate") &&
+        ec_cu_ok(c, cudaMallocHost((void **)&c->pin, STAGE_CHUNK), "cudaMallocHost") &&
+        ec_bl_ok(c, cublasCreate(&c->h), "cublasCreate") &&
+        ec_bl_ok(c, cublasSetStream(c->h, c->s), "cublasSetStream")) {
         int st = ls_context_create(&c->ls, LS_BACKEND_CUDA, device);
         if (st == 0)
             st = ls_context_set_stream(c->ls, c->s);
         if (st)
-            fail(c, st, "liblinsolve's CUDA context on device %d: %s", device,
-                 c->ls ? ls_context_error(c->ls) : "not created");
+            ec_fail(c, st, "liblinsolve's CUDA context on device %d: %s", device,
+                    c->ls ? ls_context_error(c->ls) : "not created");
     }
     c->cur = c->s;
     const char *pp = getenv("LS_DIST_CUDA_PANEL");
     c->panel_cusolver = pp && !strcmp(pp, "cusolver");
     if (!c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
-        fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
+        ec_fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
     const char *pe = getenv("LS_DIST_CUDA_PROFILE");
     if (pe && pe[0] == '1')
         c->pf = calloc(1, sizeof *c->pf);
@@ -754,8 +471,8 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
         int ok = c->status == 0, all = 0; /* NCCL's init waits for every rank: agree first */
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, grid);
         if (all) {
-            nccl_comm(c, row, &c->nrow);
-            nccl_comm(c, col, &c->ncol);
+            ec_nccl_comm(c, row, &c->nrow);
+            ec_nccl_comm(c, col, &c->ncol);
         }
     }
     struct cudaDeviceProp prop;
@@ -788,9 +505,9 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     e->ws_free = x_ws_free;
     e->get = x_get;
     e->set = x_set;
-    e->bcast = x_bcast;
-    e->wait = x_wait;
-    e->reduce_sum = x_reduce_sum;
+    e->bcast = ec_bcast;
+    e->wait = ec_wait;
+    e->reduce_sum = ec_reduce_sum;
     e->pack_rows = x_pack_rows;
     e->unpack_rows = x_unpack_rows;
     e->finish = x_finish;
