@@ -2,8 +2,8 @@
  * The local engine: every operation pdgetrf / pdgetrs do on a rank's own
  * blocks, behind a table of function pointers (the ggml backend pattern),
  * so that the distributed algorithm (communication, bookkeeping) never names
- * a BLAS. engine_cpu.c is the CBLAS engine; a GPU engine (blocks in device
- * memory, NCCL for the transport) would add its own table beside it.
+ * a BLAS. engine_cpu.c is the CBLAS engine; src/dist/cuda/engine_cuda.c the
+ * CUDA one (blocks in device memory, NCCL for the transport).
  *
  * Every slot takes the engine's context first and the precision second;
  * matrices are column-major blocks with a leading dimension, addressed as

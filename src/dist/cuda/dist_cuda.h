@@ -1,6 +1,6 @@
 /*
  * liblinsolve_dist_cuda.so: the CUDA side of liblinsolve_dist, a plugin of
- * its own (dlopen'd by grid.c / peer.c) so that liblinsolve_dist, and every
+ * its own (dlopen'd by engine_open.c) so that liblinsolve_dist, and every
  * program that links it, never needs the CUDA runtime to start.
  *
  * It holds the CUDA local engine (engine_cuda.c: blocks in device memory,

@@ -462,7 +462,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     c->cur = c->s;
     const char *pp = getenv("LS_DIST_CUDA_PANEL");
     c->panel_cusolver = pp && !strcmp(pp, "cusolver");
-    if (!c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
+    if (c->panel_cusolver && !c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
         ec_fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
     const char *pe = getenv("LS_DIST_CUDA_PROFILE");
     if (pe && pe[0] == '1')
