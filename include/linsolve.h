@@ -346,6 +346,13 @@ typedef struct ls_report {
     char message[256];      /**< human-readable outcome detail, in plain words */
     char where[64];         /**< source location(s) of a failure ("solve.c:172"), "" if none:
                                  kept out of message so tools can log it apart */
+    /* Filled by ls_solve_problem (ls_solve leaves them empty): */
+    char path[32];          /**< the planner's path that ran ("dense", "batched", "mixed",
+                                 "sparse-direct", ...: ls_path_name) */
+    char why[192];          /**< why the planner chose it, in plain words */
+    long long index;        /**< stack: 0-based index of the first system that failed
+                                 (singular: info is its pivot column); -1 when none */
+    long long batch;        /**< systems solved by the call (1 for one system) */
 } ls_report;
 
 /** Release what the library allocated inside a report (history). */
@@ -926,6 +933,91 @@ LS_API int ls_sgetrs_batched_gpu(ls_layout layout, char trans, int n, int nrhs, 
                                  int ldda, long long strideA, const int *dipiv, float *dB,
                                  int lddb, long long strideB, int *dinfo, int batch,
                                  ls_context *ctx);
+
+/* ------------------------------------------------------------------------
+ * One front door: describe the problem once, the planner picks the path.
+ *
+ * ls_solve_problem takes one description of any problem the library solves
+ * -- one dense system, a strided stack of systems of one order, or a sparse
+ * (CSR) system; in host memory or in the context's device memory; FP64 or
+ * FP32 data; a precision policy; a method ("auto" or a name) -- and runs the
+ * fastest correct path of its table (src/core/plan_paths.c: dense LU and
+ * the other dense methods, the batched kernels, the mixed-precision solver,
+ * sparse direct and Krylov), saying in the report which path ran and why
+ * (ls_report.path, .why). The CLI's `solve`, the Python package and C
+ * callers all come through here, so a path added to the table reaches every
+ * front end. The LAPACK- and MAGMA-shaped routines above stay the expert
+ * layer it calls.
+ * ---------------------------------------------------------------------- */
+typedef enum ls_shape {
+    LS_SHAPE_DENSE = 0, /**< one n x n system */
+    LS_SHAPE_STACK = 1, /**< `batch` systems of order n, strided (the batched routines' layout) */
+    LS_SHAPE_CSR = 2    /**< one sparse system: A in problem.csr, host memory, FP64 */
+} ls_shape;
+
+typedef enum ls_dtype { LS_FLOAT64 = 0, LS_FLOAT32 = 1 } ls_dtype;
+
+typedef enum ls_memory {
+    LS_MEMORY_HOST = 0,  /**< ordinary host memory */
+    LS_MEMORY_DEVICE = 1 /**< the context's GPU memory (CUDA); work queued on its stream */
+} ls_memory;
+
+typedef enum ls_policy {
+    LS_POLICY_AUTO = 0,   /**< the data's precision (FP32 data: single; FP64: double), as NumPy */
+    LS_POLICY_DOUBLE = 1, /**< FP64 arithmetic */
+    LS_POLICY_SINGLE = 2, /**< FP32 arithmetic */
+    LS_POLICY_MIXED = 3   /**< low-precision factors refined to an FP64 answer (ls_dsgesv);
+                               FP64 data only */
+} ls_policy;
+
+typedef struct ls_problem {
+    ls_shape shape;
+    ls_dtype dtype;       /**< element type of A and B (dense and stack); CSR is FP64 */
+    ls_memory memory;     /**< where A, B and info live */
+    ls_layout layout;     /**< LS_COL_MAJOR (default) or LS_ROW_MAJOR, as the batched routines */
+    int n;                /**< order of each system */
+    int nrhs;             /**< right-hand sides per system */
+    int batch;            /**< stack: number of systems (>= 0); dense and CSR: ignored (1) */
+    void *A;              /**< dense/stack: A; may be overwritten by factors or scratch,
+                               as LAPACK's gesv overwrites it */
+    int lda;
+    long long strideA;    /**< stack: elements between matrices */
+    void *B;              /**< B on entry, X on exit (n x nrhs per system, ldb, strideB) */
+    int ldb;
+    long long strideB;
+    const ls_csr *csr;    /**< LS_SHAPE_CSR: the matrix (host memory) */
+    int *info;            /**< stack: `batch` entries in the problem's memory, each system's
+                               LAPACK info; NULL: the planner keeps its own (the report still
+                               names the first failure) */
+    ls_policy policy;     /**< default LS_POLICY_AUTO; ls_options.precision is not read */
+    const char *method;   /**< NULL or "auto": the planner picks; else a path name
+                               (ls_path_name) or a dense method name (ls_method_name), or for
+                               CSR "direct", "bicgstab", "gmres", "cg" */
+} ls_problem;
+
+/** Zero *p and set the defaults: dense, FP64, host, column-major, policy and method auto. */
+LS_API void ls_problem_init(ls_problem *p);
+
+/**
+ * Solve the problem on ctx (NULL: the CPU), on the path the planner picks.
+ * Options (ls_options, NULL: defaults) mean what they mean to ls_solve;
+ * opt->method is read only when problem->method is NULL. The report says
+ * the path and why, the times, GFLOP/s and, for host problems with
+ * opt->check, the scaled residual in the working precision (FP64 for mixed).
+ * @return as ls_solve: 0; -i for an illegal field (the message names it);
+ *         k > 0 singular (a stack: the first singular system's column, its
+ *         index in rep->index; the other systems are still solved);
+ *         LS_INACCURATE; LS_NOT_CONVERGED; LS_BREAKDOWN; LS_EUNSUPPORTED when
+ *         no path of the table fits (the message names what is missing);
+ *         LS_EUNAVAIL / LS_EDEVMEM / LS_EDEVICE / LS_ENOMEM ...
+ */
+LS_API int ls_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *problem,
+                            ls_report *rep);
+
+/** The planner's table: number of paths, and each one's name and description. */
+LS_API int ls_path_count(void);
+LS_API const char *ls_path_name(int i);
+LS_API const char *ls_path_description(int i);
 
 #ifdef __cplusplus
 }
