@@ -16,7 +16,8 @@ import os
 # value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ._api import LUFactor, lu_factor, lu_solve, methods, solve, solve_ex  # noqa: E402
+from ._api import methods, solve, solve_ex  # noqa: E402
+from ._lu import LUFactor, lu_factor, lu_solve  # noqa: E402
 from ._errors import (BackendUnavailableError, ConvergenceError, DeviceError,
                       InaccurateError, InaccurateWarning, InvalidArgumentError, LinsolveError,
                       NonFiniteError, OutOfMemoryError, ShapeError, SingularMatrixError,

@@ -317,7 +317,7 @@ def solve(a, b, *, method="auto", precision=None, check="warn"):
 
 
 def lu_factor(a, *, check_finite=True):
-    from ._api import LUFactor
+    from ._lu import LUFactor
     _require_cuda()
     fw, back = _adapter(a)
     (a,), dev = _take_all(fw, (("a", a),))
