@@ -76,6 +76,27 @@ LS_API int ls_io_write_to(FILE *stream, const char *name, const ls_matrix *m,
 LS_API void ls_message_split(const char *msg, char *text, size_t textlen, char *where,
                              size_t wherelen);
 
+/* ---- Output files that never lose the old content (src/io/outfile.c) ----
+ * A regular file (or a path that does not exist yet) is written to a
+ * temporary file in the same directory and renamed over the target only
+ * after every write, the flush and (for large data) fsync succeeded; any
+ * failure removes the temporary file and leaves the target as it was. A
+ * target that exists and is not a regular file (a device, a FIFO) is
+ * written directly and never unlinked. "-" is standard output (written
+ * directly; errors still checked). Every function returns 0 or an LS_E*
+ * status with a message naming the path in err. */
+typedef struct ls_outfile ls_outfile;
+/** Check that path can be written (its directory exists and is writable, or
+ *  the non-regular target opens for writing) without creating anything. */
+LS_API int ls_outfile_check(const char *path, char *err, size_t errlen);
+LS_API int ls_outfile_open(const char *path, ls_outfile **out, char *err, size_t errlen);
+/** The stream to write to; valid until commit or abort. */
+LS_API FILE *ls_outfile_stream(ls_outfile *f);
+/** Flush, check every write, fsync, rename into place; frees f (also on failure). */
+LS_API int ls_outfile_commit(ls_outfile *f, char *err, size_t errlen);
+/** Drop what was written (remove the temporary file); frees f; NULL is a no-op. */
+LS_API void ls_outfile_abort(ls_outfile *f);
+
 #ifdef __cplusplus
 }
 #endif
