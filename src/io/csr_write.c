@@ -1,13 +1,15 @@
 /* CSR -> Matrix Market coordinate real general, row by row. The matrix is
  * checked before the file is created, so that whatever is written,
  * ls_csr_read_mm reads back, bit for bit ("%.17g" round-trips every double
- * through strtod). A failed write removes the partial file. */
+ * through strtod). The file is written through ls_outfile (outfile.c): a
+ * failed write leaves the old file as it was. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/tool_api.h"
 #include "core/util.h"
 #include "io_internal.h"
 
@@ -64,11 +66,10 @@ int ls_csr_write_mm(const char *path, const ls_csr *A, char *err, size_t errlen)
     int st = check_csr(path, A, err, errlen);
     if (st)
         return st;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return LS_FAIL(err, errlen, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
-    /* a larger buffer than stdio's default: millions of short lines */
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    ls_outfile *out = NULL;
+    if ((st = ls_outfile_open(path, &out, err, errlen)) != 0)
+        return st;
+    FILE *f = ls_outfile_stream(out);
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% written by linsolve %d.%d.%d\n", LS_VERSION_MAJOR, LS_VERSION_MINOR,
             LS_VERSION_PATCH);
@@ -78,15 +79,6 @@ int ls_csr_write_mm(const char *path, const ls_csr *A, char *err, size_t errlen)
         for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
             fprintf(f, "%lld %lld %.17g\n", (long long)i + 1, (long long)A->col_idx[p] + 1,
                     A->val[p]);
-    int failed = ferror(f);
-    int saved = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        st = LS_FAIL(err, errlen, LS_EIO, "%s: write failed: %s", path, strerror(saved));
-        remove(path);
-    }
-    return st;
+    /* checks every write; replaces the file only when all went well */
+    return ls_outfile_commit(out, err, errlen);
 }

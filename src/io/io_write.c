@@ -1,7 +1,8 @@
 /* Writers: Matrix Market (array, or coordinate with the nonzeros) and .npy
  * 1.0 Fortran order, '<f8' or '<f4', to a file or an open stream. They
  * refuse non-finite values so that whatever they write, the readers read
- * back, bit for bit. A failed write removes the partial file. */
+ * back, bit for bit. A file is written through ls_outfile (outfile.c): a
+ * failed write leaves the old file as it was. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -133,24 +134,24 @@ int ls_io_write_to(FILE *stream, const char *name, const ls_matrix *m, const ls_
     int st = check_matrix(name, m, opts.single, err, errlen);
     if (st)
         return st;
-    FILE *f = stream ? stream : fopen(name, "wb");
-    if (!f)
-        return LS_FAIL(err, errlen, LS_EIO, "%s: cannot create: %s", name, strerror(errno));
+    ls_outfile *out = NULL;
+    if (!stream && (st = ls_outfile_open(name, &out, err, errlen)) != 0)
+        return st;
+    FILE *f = stream ? stream : ls_outfile_stream(out);
     if (opts.format == LS_IO_NPY)
         write_npy(f, m, opts.single);
     else
         write_mm(f, m, &opts);
+    if (out)
+        return ls_outfile_commit(out, err, errlen); /* replaces the file only when all went well */
     int failed = ferror(f);
     int saved = errno;
-    if ((stream ? fflush(f) : fclose(f)) != 0 && !failed) {
+    if (fflush(f) != 0 && !failed) {
         failed = 1;
         saved = errno;
     }
-    if (failed) {
+    if (failed)
         st = LS_FAIL(err, errlen, LS_EIO, "%s: write failed: %s", name, strerror(saved));
-        if (!stream)
-            remove(name);
-    }
     return st;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tool_api.h"
 #include "core/tool_stack.h"
 #include "core/util.h"
 
@@ -199,9 +200,11 @@ int ls_io_write_stack(const char *path, const ls_io_stack *s, int single, char *
      * and a newline so that the data starts at a multiple of 64 */
     size_t head = 10 + (size_t)len + 1, pad = (64 - head % 64) % 64;
     size_t hlen = (size_t)len + pad + 1;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return LS_FAIL(err, errlen, LS_EIO, "%s: cannot open for writing", path);
+    ls_outfile *out = NULL;
+    int st = ls_outfile_open(path, &out, err, errlen);
+    if (st)
+        return st;
+    FILE *f = ls_outfile_stream(out);
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)len, f) == (size_t)len;
@@ -217,11 +220,6 @@ int ls_io_write_stack(const char *path, const ls_io_stack *s, int single, char *
                 put_le(buf, s->data[k], single);
                 ok = fwrite(buf, 1, es, f) == es;
             }
-    if (fclose(f) != 0)
-        ok = 0;
-    if (!ok) {
-        remove(path);
-        return LS_FAIL(err, errlen, LS_EIO, "%s: write failed", path);
-    }
-    return 0;
+    /* a failed fwrite stops the loop; commit names the error and keeps the old file */
+    return ls_outfile_commit(out, err, errlen);
 }
