@@ -1,0 +1,203 @@
+/* The planner's one-system paths: "dense" (ls_solve on the host, the
+ * MAGMA-shaped ls_?gesv_gpu on the device) and "mixed" (ls_dsgesv and
+ * ls_dsgesv_gpu, also system by system over a stack). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "util.h"
+
+/* ls_solve takes column-major FP64: other data goes through scratch. */
+static int dense_host(ls_plan *pl)
+{
+    ls_problem *p = pl->p;
+    int n = p->n, k = p->nrhs;
+    int as_is = p->dtype == LS_FLOAT64 && p->layout == LS_COL_MAJOR;
+    double *sa = NULL, *sb = NULL;
+    if (!as_is) {
+        sa = ls_malloc(sizeof(double) * (size_t)n * (size_t)n);
+        sb = ls_malloc(sizeof(double) * (size_t)n * (size_t)k);
+        if (!sa || !sb) {
+            free(sa);
+            free(sb);
+            return ls_plan_fail(pl, LS_ENOMEM, "out of memory for a copy of A and B (n = %d)", n);
+        }
+        ls_plan_load(p, 0, 'A', sa);
+        ls_plan_load(p, 0, 'B', sb);
+    }
+    int st = ls_solve(pl->ctx, &pl->opt, n, k, as_is ? (const double *)p->A : sa,
+                      as_is ? p->lda : n, as_is ? (double *)p->B : sb, as_is ? p->ldb : n,
+                      pl->rep);
+    if (!as_is && (st == 0 || st == LS_INACCURATE))
+        ls_plan_store_b(p, 0, sb);
+    free(sa);
+    free(sb);
+    return st;
+}
+
+static int singular(ls_plan *pl, int info)
+{
+    pl->rep->info = info;
+    return ls_plan_fail(pl, info, "U(%d,%d) is exactly zero: the matrix is singular", info, info);
+}
+
+/* Row-major A read column-major is A^T: its LU solves A x = b with 'T'.
+ * Row-major B is column-major only for one right-hand side stored densely;
+ * anything else goes through the batched routine with one system. */
+static int dense_device_rowmajor(ls_plan *pl, int *ipiv)
+{
+    ls_problem *p = pl->p;
+    int n = p->n, info = 0, st;
+    int f = p->dtype == LS_FLOAT32, ld = n > 1 ? n : 1;
+    if (p->nrhs == 1 && p->ldb == 1) {
+        st = f ? ls_sgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx)
+               : ls_dgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx);
+        if (st < 0 || info > 0)
+            return st < 0 ? st : singular(pl, info);
+        st = f ? ls_sgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx)
+               : ls_dgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx);
+        return st;
+    }
+    int *dinfo = NULL;
+    st = ls_device_malloc(pl->ctx, (void **)&dinfo, sizeof(int));
+    if (!st)
+        st = f ? ls_sgesv_batched_gpu(LS_ROW_MAJOR, n, p->nrhs, p->A, p->lda, 0, NULL, p->B,
+                                      p->ldb, 0, dinfo, 1, pl->ctx)
+               : ls_dgesv_batched_gpu(LS_ROW_MAJOR, n, p->nrhs, p->A, p->lda, 0, NULL, p->B,
+                                      p->ldb, 0, dinfo, 1, pl->ctx);
+    if (!st)
+        st = ls_device_copy(pl->ctx, &info, dinfo, sizeof(int));
+    ls_device_free(pl->ctx, dinfo);
+    return st ? st : info > 0 ? singular(pl, info) : 0;
+}
+
+static int dense_device(ls_plan *pl)
+{
+    ls_problem *p = pl->p;
+    int n = p->n, info = 0, st;
+    if (p->dtype == LS_FLOAT64 ? pl->prec != LS_DOUBLE : pl->prec != LS_SINGLE)
+        return ls_plan_fail(pl, LS_EUNSUPPORTED,
+                            "in device memory the working precision is the data's");
+    int *ipiv = ls_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!ipiv)
+        return ls_plan_fail(pl, LS_ENOMEM, "out of memory for %d pivots", n);
+    double t0 = ls_now();
+    if (p->layout == LS_ROW_MAJOR)
+        st = dense_device_rowmajor(pl, ipiv);
+    else {
+        st = p->dtype == LS_FLOAT32
+                 ? ls_sgesv_gpu(n, p->nrhs, p->A, p->lda, ipiv, p->B, p->ldb, &info, pl->ctx)
+                 : ls_dgesv_gpu(n, p->nrhs, p->A, p->lda, ipiv, p->B, p->ldb, &info, pl->ctx);
+        if (ls_plan_is_singular(st))
+            st = singular(pl, st);
+    }
+    /* the pivots and info came back to the host: the device has finished */
+    pl->rep->t_total = ls_now() - t0;
+    pl->rep->method = LS_METHOD_LU;
+    free(ipiv);
+    return st;
+}
+
+int ls_plan_run_dense(ls_plan *pl)
+{
+    return pl->p->memory == LS_MEMORY_DEVICE ? dense_device(pl) : dense_host(pl);
+}
+
+static void mixed_report(ls_plan *pl, const ls_mixed_result *r)
+{
+    ls_report *rep = pl->rep;
+    if (!(rep->residual > r->residual))
+        rep->residual = r->residual;
+    rep->iterations += r->iterations;
+    snprintf(rep->message, sizeof rep->message, "%s", r->message);
+}
+
+/* System i of a host problem, column-major FP64 through scratch. */
+static int mixed_host_one(ls_plan *pl, long long i, double *a, double *b, double *x, int *ipiv,
+                          const ls_mixed_opts *mo)
+{
+    ls_problem *p = pl->p;
+    int n = p->n, k = p->nrhs;
+    ls_plan_load(p, i, 'A', a);
+    ls_plan_load(p, i, 'B', b);
+    ls_mixed_result r;
+    int st = ls_dsgesv(pl->ctx, n, k, a, n, ipiv, b, n, x, n, mo, &r);
+    mixed_report(pl, &r);
+    if (st == 0 || st == LS_INACCURATE)
+        ls_plan_store_b(p, i, x);
+    return st;
+}
+
+static int mixed_host(ls_plan *pl, const ls_mixed_opts *mo)
+{
+    ls_problem *p = pl->p;
+    size_t n = (size_t)p->n, k = (size_t)p->nrhs;
+    long long count = p->shape == LS_SHAPE_STACK ? p->batch : 1;
+    double *a = ls_malloc(sizeof(double) * n * n);
+    double *b = ls_malloc(sizeof(double) * n * k * 2);
+    int *ipiv = ls_malloc(sizeof(int) * n);
+    int st = 0;
+    if (!a || !b || !ipiv)
+        st = ls_plan_fail(pl, LS_ENOMEM, "out of memory for the mixed solve's scratch");
+    for (long long i = 0; !st && i < count; i++) {
+        st = mixed_host_one(pl, i, a, b, b + n * k, ipiv, mo);
+        if (st && count > 1)
+            pl->index = i;
+        if (ls_plan_is_singular(st))
+            pl->rep->info = st;
+    }
+    free(a);
+    free(b);
+    free(ipiv);
+    return st;
+}
+
+/* Device: column-major only (ls_dsgesv_gpu has no transposed solve). */
+static int mixed_device(ls_plan *pl, const ls_mixed_opts *mo)
+{
+    ls_problem *p = pl->p;
+    int n = p->n, k = p->nrhs, st;
+    if (p->layout != LS_COL_MAJOR || p->shape != LS_SHAPE_DENSE)
+        return ls_plan_fail(pl, LS_EUNSUPPORTED, "mixed precision in device memory takes one "
+                            "column-major system");
+    size_t col = sizeof(double) * (size_t)n;
+    double *dx = NULL;
+    int *ipiv = ls_malloc(sizeof(int) * (size_t)n);
+    if (!ipiv)
+        return ls_plan_fail(pl, LS_ENOMEM, "out of memory for %d pivots", n);
+    st = ls_device_malloc(pl->ctx, (void **)&dx, col * (size_t)k);
+    ls_mixed_result r;
+    memset(&r, 0, sizeof r);
+    r.residual = NAN;
+    if (!st) {
+        st = ls_dsgesv_gpu(pl->ctx, n, k, p->A, p->lda, ipiv, p->B, p->ldb, dx, n, mo, &r);
+        mixed_report(pl, &r);
+    }
+    for (int j = 0; (st == 0 || st == LS_INACCURATE) && j < k; j++) {
+        int c = ls_device_copy(pl->ctx, (double *)p->B + (size_t)j * p->ldb, dx + (size_t)j * n,
+                               col);
+        st = c ? c : st;
+    }
+    if (dx)
+        ls_device_synchronize(pl->ctx);
+    ls_device_free(pl->ctx, dx);
+    free(ipiv);
+    if (ls_plan_is_singular(st))
+        pl->rep->info = st;
+    return st;
+}
+
+int ls_plan_run_mixed(ls_plan *pl)
+{
+    ls_mixed_opts mo;
+    ls_mixed_opts_init(&mo);
+    pl->rep->residual = -1; /* mixed_report keeps the largest */
+    double t0 = ls_now();
+    int st = pl->p->memory == LS_MEMORY_DEVICE ? mixed_device(pl, &mo) : mixed_host(pl, &mo);
+    pl->rep->t_total = ls_now() - t0;
+    if (pl->rep->residual < 0)
+        pl->rep->residual = NAN;
+    return st;
+}
