@@ -30,10 +30,11 @@ typedef struct ls_io_info {
 
 /**
  * Read a matrix from an open stream, or from the file `name` when stream is
- * NULL. A stream is never seeked: unless it is a regular file it is first
- * read to its end into memory (at most ls_io_stream_max_bytes()), so every
- * check a file gets (a header promising more data than there is, trailing
- * bytes) applies to a pipe too, before the matrix is allocated.
+ * NULL. A stream is never seeked and is read once, as it comes: a regular
+ * file behind it has its size checked against the header first; anything
+ * else (a pipe, a FIFO, a device) gets memory only as its data arrives
+ * (a header promising more data than there is ends in an error naming the
+ * bytes that came), and at most ls_io_stream_max_bytes() bytes.
  * @param[in]  stream  the source, left open; NULL: open the file `name`
  * @param[in]  name    file name, or what messages call the stream ("<stdin>")
  * @param[in]  format  LS_IO_AUTO: .npy when the data starts with its magic,
@@ -46,8 +47,10 @@ LS_API int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, 
                            ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
                            size_t errlen);
 
-/** Bytes a stream may hold: 64 per element of ls_io_max_elements() plus 1 MiB
- *  for headers and comments, and at most half the host memory. */
+/** Bytes a stream (not a regular file) may hold before it is refused: 64 per
+ *  element of ls_io_max_elements() plus 1 MiB for headers and comments, and
+ *  at most half the host memory. No valid matrix under the element cap is
+ *  longer; a stream without end (/dev/zero) stops there at the latest. */
 LS_API long long ls_io_stream_max_bytes(void);
 
 typedef struct ls_io_write_opts {
@@ -60,7 +63,8 @@ typedef struct ls_io_write_opts {
 
 /**
  * Write m to an open stream (flushed, left open) or, with stream NULL, to the
- * file `name` (removed again when the write fails). Non-finite values, and
+ * file `name` through ls_outfile (the old file stays when the write fails).
+ * Non-finite values, and
  * values beyond float32's range when o->single, are refused.
  * @return 0, LS_EINVAL, LS_ENONFINITE, LS_EIO
  */
@@ -96,6 +100,23 @@ LS_API FILE *ls_outfile_stream(ls_outfile *f);
 LS_API int ls_outfile_commit(ls_outfile *f, char *err, size_t errlen);
 /** Drop what was written (remove the temporary file); frees f; NULL is a no-op. */
 LS_API void ls_outfile_abort(ls_outfile *f);
+
+/* ---- Reading a matrix that is to be solved (src/io/mm_dense.c, csr_read.c) ----
+ * As ls_io_read_from and ls_csr_read_mm, and besides: a square Matrix
+ * Market coordinate file whose stored entries leave a column or a row
+ * empty (every file with fewer entries than rows does) is singular whatever
+ * its values (structurally singular), and is refused as such once its
+ * entries were read and checked, before the dense matrix or the CSR rows
+ * are allocated: a size line of 20000 x 20000 over one entry costs
+ * nothing. The return value is then positive (a numerical outcome, not an
+ * error): the 1-based index of the first empty column, or, with none, of
+ * the first empty row; err says which ("A.mtx: the matrix is singular:
+ * column 2 holds no entry (...)"). Array and .npy files, and rectangular
+ * matrices, read exactly as with the plain readers. */
+LS_API int ls_io_read_for_solve(FILE *stream, const char *name, ls_io_format format,
+                                ls_matrix *m, ls_io_info *info, ls_progress_fn progress,
+                                void *arg, char *err, size_t errlen);
+LS_API int ls_csr_read_for_solve(const char *path, ls_csr *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -12,18 +12,27 @@
  * (16 bytes per stored entry, 8 per row). A header is checked before
  * anything is allocated: its entries against the file's size (mm_read.c)
  * and this peak against 16 bytes per element of ls_io_max_elements(), the
- * memory the dense reader may take (half the host memory by default). */
+ * memory the dense reader may take (half the host memory by default). The
+ * triplets grow with the entries that arrive, and the rows are allocated
+ * only after the last entry, so a size line alone (a FIFO's, or one that
+ * claims 10^8 rows over one entry) costs nothing. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tool_api.h"
 #include "core/util.h"
 #include "mm_internal.h"
 
+typedef struct csr_triplet {
+    int64_t i, j; /* 0-based row, column */
+    double v;
+} csr_triplet;
+
 typedef struct csr_build {
-    int64_t *ti, *tj; /* triplets: 0-based row, column */
-    double *tv;
+    csr_triplet *t; /* grows with the entries read, never sized by the header */
+    size_t nt, tcap;
     int64_t *row_ptr, *col_idx;
     double *val;
     int64_t *sort_c; /* merge-sort scratch, the longest row's length */
@@ -32,9 +41,7 @@ typedef struct csr_build {
 
 static void build_free(csr_build *b)
 {
-    free(b->ti);
-    free(b->tj);
-    free(b->tv);
+    free(b->t);
     free(b->row_ptr);
     free(b->col_idx);
     free(b->val);
@@ -102,24 +109,91 @@ static void sort_row(int64_t *c, double *v, int64_t len, int64_t *tc, double *tv
     }
 }
 
+/* Room for one more triplet: doubling from 64 Ki, at most the header's
+ * count, so memory follows the entries that arrived. */
+static int room_for_one(const ls_mm_reader *r, csr_build *b)
+{
+    if (b->nt < b->tcap)
+        return 0;
+    size_t most = (size_t)r->entries, want = b->tcap ? b->tcap * 2 : (size_t)1 << 16;
+    if (want > most)
+        want = most;
+    size_t bytes = 0;
+    if (want <= b->tcap || ls_mul_size(want, sizeof *b->t, &bytes))
+        return LS_ENOMEM;
+    csr_triplet *bigger = ls_realloc(b->t, bytes);
+    if (!bigger)
+        return LS_ENOMEM;
+    b->t = bigger;
+    b->tcap = want;
+    return 0;
+}
+
 static int read_triplets(ls_mm_reader *r, csr_build *b)
 {
-    const int mirror = r->symmetry != LS_MM_GENERAL;
     for (long long k = 0; k < r->entries; k++) {
         long long i = 0, j = 0;
         double v = 0.0;
         int st = ls_mm_coord_entry(r, k, &i, &j, &v);
         if (st)
             return st;
-        b->ti[k] = i - 1;
-        b->tj[k] = j - 1;
-        b->tv[k] = v;
-        /* counts go one slot up: row_ptr[i] counts row i-1 */
-        b->row_ptr[i]++;
-        if (mirror && i != j)
-            b->row_ptr[j]++;
+        if (room_for_one(r, b))
+            return LS_FAIL(r->err, r->errlen, LS_ENOMEM, "%s:%lld: no memory for the entries",
+                           r->path, r->lines.line_no);
+        b->t[b->nt].i = i - 1;
+        b->t[b->nt].j = j - 1;
+        b->t[b->nt++].v = v;
     }
     return ls_mm_expect_end(r);
+}
+
+/* Row counts (row_ptr[i+1] counts row i, mirrored entries included). */
+static void count_rows(const ls_mm_reader *r, csr_build *b)
+{
+    const int mirror = r->symmetry != LS_MM_GENERAL;
+    for (size_t k = 0; k < b->nt; k++) {
+        b->row_ptr[b->t[k].i + 1]++;
+        if (mirror && b->t[k].i != b->t[k].j)
+            b->row_ptr[b->t[k].j + 1]++;
+    }
+}
+
+/* A square matrix with an empty row or column is singular whatever its
+ * values: fewer stored entries than rows leave one empty at once; else a
+ * bit per row and column finds it. Returns 0 or the 1-based index of the
+ * first empty column (else row), err saying which. */
+static int structurally_singular(const ls_mm_reader *r, const csr_build *b)
+{
+    if (r->rows != r->cols)
+        return 0;
+    const int mirror = r->symmetry != LS_MM_GENERAL;
+    size_t n = (size_t)r->rows;
+    unsigned char *seen = ls_calloc(n / 4 + 2, 1); /* n bits for rows, then n for columns */
+    if (!seen)
+        return 0; /* an early answer, not a requirement */
+#define LS_SEEN_SET(x) (seen[(x) / 8] |= (unsigned char)(1u << ((x) % 8)))
+    for (size_t k = 0; k < b->nt; k++) {
+        size_t i = (size_t)b->t[k].i, j = (size_t)b->t[k].j;
+        LS_SEEN_SET(i);
+        LS_SEEN_SET(n + j);
+        if (mirror) {
+            LS_SEEN_SET(j);
+            LS_SEEN_SET(n + i);
+        }
+    }
+#undef LS_SEEN_SET
+    int found = 0;
+    for (size_t x = 0; x < 2 * n && !found; x++) {
+        size_t at = x < n ? n + x : x - n; /* columns first, then rows */
+        if (!(seen[at / 8] >> (at % 8) & 1))
+            found = LS_FAIL(r->err, r->errlen, at % n < INT_MAX ? (int)(at % n) + 1 : INT_MAX,
+                            "%s: the matrix is singular: %s %zu holds no entry (%lld x %lld "
+                            "with %zu stored entries)",
+                            r->path, x < n ? "column" : "row", at % n + 1, r->rows, r->cols,
+                            b->nt);
+    }
+    free(seen);
+    return found;
 }
 
 /* Row counts (row_ptr[i+1] counts row i) -> row starts; row_ptr[rows] is
@@ -141,15 +215,15 @@ static void scatter(const ls_mm_reader *r, csr_build *b)
     int64_t *next = rp; /* next[i] advances from the start of row i */
     const int mirror = r->symmetry != LS_MM_GENERAL;
     const double sign = r->symmetry == LS_MM_SKEW ? -1.0 : 1.0;
-    for (long long k = 0; k < r->entries; k++) {
-        int64_t i = b->ti[k], j = b->tj[k];
+    for (size_t k = 0; k < b->nt; k++) {
+        int64_t i = b->t[k].i, j = b->t[k].j;
         int64_t p = next[i]++;
         b->col_idx[p] = j;
-        b->val[p] = b->tv[k];
+        b->val[p] = b->t[k].v;
         if (mirror && i != j) {
             p = next[j]++;
             b->col_idx[p] = i;
-            b->val[p] = sign * b->tv[k];
+            b->val[p] = sign * b->t[k].v;
         }
     }
     /* next[i] is now the end of row i = the start of row i+1 */
@@ -209,7 +283,7 @@ static int sort_and_sum(const ls_mm_reader *r, csr_build *b, int64_t *nnz_out, c
     return 0;
 }
 
-static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
+static int csr_read_src(ls_io_src *src, int for_solve, ls_csr *out, char *err, size_t errlen)
 {
     ls_mm_reader r;
     int st = ls_mm_begin(&r, src, 1, err, errlen);
@@ -218,18 +292,17 @@ static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
     csr_build b;
     memset(&b, 0, sizeof b);
     st = check_budget(&r, err, errlen);
-    if (!st) {
-        b.ti = alloc_n(r.entries, sizeof *b.ti);
-        b.tj = alloc_n(r.entries, sizeof *b.tj);
-        b.tv = alloc_n(r.entries, sizeof *b.tv);
-        b.row_ptr = r.rows < LLONG_MAX ? ls_calloc((size_t)r.rows + 1, sizeof *b.row_ptr) : NULL;
-        if (!b.ti || !b.tj || !b.tv || !b.row_ptr)
-            st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %lld entries and %lld rows",
-                         r.path, r.entries, r.rows);
-    }
     if (!st)
         st = read_triplets(&r, &b);
     ls_mm_end(&r);
+    if (!st && for_solve)
+        st = structurally_singular(&r, &b);
+    /* the rows are allocated only now, after the entries proved the file */
+    if (!st && !(b.row_ptr = r.rows < LLONG_MAX ? ls_calloc((size_t)r.rows + 1, sizeof *b.row_ptr)
+                                                : NULL))
+        st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %lld rows", r.path, r.rows);
+    if (!st)
+        count_rows(&r, &b);
     long long stored = 0;
     if (!st) {
         prefix_counts(&r, &b);
@@ -242,11 +315,8 @@ static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
     }
     if (!st) {
         scatter(&r, &b);
-        free(b.ti);
-        free(b.tj);
-        free(b.tv);
-        b.ti = b.tj = NULL;
-        b.tv = NULL;
+        free(b.t);
+        b.t = NULL;
         int64_t nnz = 0;
         st = sort_and_sum(&r, &b, &nnz, err, errlen);
         if (!st && nnz < stored && nnz > 0) {
@@ -273,7 +343,8 @@ static int csr_read_src(ls_io_src *src, ls_csr *out, char *err, size_t errlen)
     return st;
 }
 
-int ls_csr_read_mm(const char *path, ls_csr *out, char *err, size_t errlen)
+static int csr_read_path(const char *path, int for_solve, ls_csr *out, char *err,
+                         size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -286,7 +357,17 @@ int ls_csr_read_mm(const char *path, ls_csr *out, char *err, size_t errlen)
     int st = ls_io_open(&src, path, NULL, NULL, err, errlen);
     if (st)
         return st;
-    st = csr_read_src(&src, out, err, errlen);
+    st = csr_read_src(&src, for_solve, out, err, errlen);
     ls_io_close(&src);
     return st;
+}
+
+int ls_csr_read_mm(const char *path, ls_csr *out, char *err, size_t errlen)
+{
+    return csr_read_path(path, 0, out, err, errlen);
+}
+
+int ls_csr_read_for_solve(const char *path, ls_csr *out, char *err, size_t errlen)
+{
+    return csr_read_path(path, 1, out, err, errlen);
 }

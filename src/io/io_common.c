@@ -91,61 +91,11 @@ int ls_io_open(ls_io_src *src, const char *path, ls_progress_fn progress, void *
     return 0;
 }
 
-/* Read the rest of src->f into memory. A pipe cannot tell its size, and the
- * size is what lets a header's promises be checked before they are
- * allocated: the buffer only ever grows with bytes that really came. */
-static int slurp(ls_io_src *src, char *err, size_t errlen)
-{
-    const long long cap = ls_io_stream_max_bytes();
-    size_t len = 0, room = cap < (1 << 16) ? (size_t)cap + 1 : (size_t)1 << 16;
-    unsigned char *buf = ls_malloc(room);
-    if (!buf)
-        return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for a %zu-byte read buffer",
-                       src->path, room);
-    while ((long long)len <= cap) {
-        if (len == room) {
-            /* one byte past the cap is how a stream that is too long shows */
-            size_t want = room <= SIZE_MAX / 2 ? room * 2 : SIZE_MAX;
-            if ((unsigned long long)want > (unsigned long long)cap + 1)
-                want = (size_t)cap + 1;
-            unsigned char *bigger = ls_realloc(buf, want);
-            if (!bigger) {
-                free(buf);
-                return LS_FAIL(err, errlen, LS_ENOMEM, "%s: byte %zu: no memory to hold the stream",
-                               src->path, len);
-            }
-            buf = bigger;
-            room = want;
-        }
-        size_t got = fread(buf + len, 1, room - len, src->f);
-        len += got;
-        if (len == room)
-            continue;
-        if (ferror(src->f)) {
-            int e = errno;
-            free(buf);
-            return LS_FAIL(err, errlen, LS_EIO, "%s: byte %zu: read error: %s", src->path, len,
-                           strerror(e));
-        }
-        break; /* end of the stream */
-    }
-    if ((long long)len > cap) {
-        free(buf);
-        return LS_FAIL(err, errlen, LS_ESIZE,
-                       "%s: byte %lld: expected the end of the stream: a stream is held in "
-                       "memory while it is read, at most %lld bytes here (half the host memory, "
-                       "or 64 per element of LS_MAX_ELEMENTS); read a larger matrix from a file",
-                       src->path, cap, cap);
-    }
-    src->mem = buf;
-    src->mem_pos = 0;
-    src->size = (long long)len;
-    return 0;
-}
-
 int ls_io_open_stream(ls_io_src *src, FILE *f, const char *name, ls_progress_fn progress,
                       void *arg, char *err, size_t errlen)
 {
+    (void)err;
+    (void)errlen;
     memset(src, 0, sizeof *src);
     src->path = name;
     src->size = -1;
@@ -156,11 +106,10 @@ int ls_io_open_stream(ls_io_src *src, FILE *f, const char *name, ls_progress_fn 
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (pos = ftell(f)) >= 0) {
         /* a file behind the stream ("< A.mtx"): read in place, from where it stands */
         src->size = (long long)st.st_size > pos ? (long long)st.st_size - pos : 0;
-    } else {
-        int rc = slurp(src, err, errlen);
-        if (rc)
-            return rc;
     }
+    /* anything else (a pipe, a FIFO, a device) is read as it comes, once,
+     * with the same parsers; size stays -1 and the readers let their memory
+     * grow only with the data that arrived */
     arm_progress(src, progress, arg);
     return 0;
 }
@@ -170,8 +119,6 @@ void ls_io_close(ls_io_src *src)
     if (src->f && !src->borrowed)
         fclose(src->f);
     src->f = NULL;
-    free(src->mem);
-    src->mem = NULL;
 }
 
 void ls_io_report(ls_io_src *src)
@@ -191,19 +138,23 @@ int ls_io_read_bytes(ls_io_src *src, void *dst, size_t n, size_t *got, char *err
     size_t done = 0;
     while (done < n && src->peek_pos < src->npeek)
         out[done++] = src->peek[src->peek_pos++];
-    if (done < n && src->mem) {
-        size_t left = (size_t)src->size - src->mem_pos;
-        size_t take = n - done < left ? n - done : left;
-        memcpy(out + done, src->mem + src->mem_pos, take);
-        src->mem_pos += take;
-        done += take;
-    } else if (done < n) {
+    if (done < n) {
         size_t r = fread(out + done, 1, n - done, src->f);
         done += r;
         if (done < n && ferror(src->f))
             return LS_FAIL(err, errlen, LS_EIO, "%s: byte %lld: read error: %s", src->path,
                            src->offset + (long long)done, strerror(errno));
     }
+    if (src->size < 0 && src->stream_cap == 0)
+        src->stream_cap = ls_io_stream_max_bytes();
+    if (src->size < 0 && src->offset + (long long)done > src->stream_cap)
+        /* no valid matrix within the element cap is this long: a stream
+         * without end (/dev/zero, yes) stops here at the latest */
+        return LS_FAIL(err, errlen, LS_ESIZE,
+                       "%s: byte %lld: expected the end of the stream: a stream may hold at "
+                       "most %lld bytes (64 per element of LS_MAX_ELEMENTS, plus 1 MiB); read a "
+                       "larger matrix from a file",
+                       src->path, src->stream_cap, src->stream_cap);
     src->offset += (long long)done;
     *got = done;
     ls_io_report(src);
@@ -335,9 +286,9 @@ void ls_io_snippet(const char *text, size_t len, char *out, size_t outlen)
     out[o] = '\0';
 }
 
-int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matrix *m,
-                    ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
-                    size_t errlen)
+static int read_from(FILE *stream, const char *name, ls_io_format format, int for_solve,
+                     ls_matrix *m, ls_io_info *info, ls_progress_fn progress, void *arg,
+                     char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -354,6 +305,7 @@ int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matr
                     : ls_io_open(&src, name, progress, arg, err, errlen);
     if (st)
         return st;
+    src.for_solve = for_solve;
     if (format == LS_IO_AUTO) {
         const unsigned char *head = NULL;
         size_t got = 0;
@@ -376,6 +328,20 @@ int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matr
     if (st)
         ls_matrix_free(m);
     return st;
+}
+
+int ls_io_read_from(FILE *stream, const char *name, ls_io_format format, ls_matrix *m,
+                    ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
+                    size_t errlen)
+{
+    return read_from(stream, name, format, 0, m, info, progress, arg, err, errlen);
+}
+
+int ls_io_read_for_solve(FILE *stream, const char *name, ls_io_format format, ls_matrix *m,
+                         ls_io_info *info, ls_progress_fn progress, void *arg, char *err,
+                         size_t errlen)
+{
+    return read_from(stream, name, format, 1, m, info, progress, arg, err, errlen);
 }
 
 int ls_matrix_read(const char *path, ls_matrix *m, char *err, size_t errlen)

@@ -21,10 +21,10 @@ typedef struct ls_io_src {
     FILE *f;
     const char *path; /* what messages call it: the file name, or "<stdin>" */
     int borrowed;     /* f is the caller's stream: not closed here */
-    unsigned char *mem; /* a stream read into memory (owned), or NULL */
-    size_t mem_pos;
     char dtype[4];    /* set by the .npy reader: "f8", "f4", "i4", ... */
-    long long size;   /* bytes, or -1 when not a regular file */
+    long long size;   /* bytes, or -1 when not a regular file (read as it comes) */
+    long long stream_cap; /* ls_io_stream_max_bytes() once a stream is read, else 0 */
+    int for_solve;    /* refuse a structurally singular coordinate file early */
     long long offset; /* bytes consumed so far */
     ls_progress_fn progress; /* NULL unless the file is large */
     void *progress_arg;
@@ -47,8 +47,8 @@ typedef struct ls_io_lines {
 int ls_io_open(ls_io_src *src, const char *path, ls_progress_fn progress, void *arg, char *err,
                size_t errlen);
 /* Take the caller's stream, named name in messages: a regular file is read
- * in place, anything else (a pipe) into memory first, at most
- * ls_io_stream_max_bytes(), so that its size is known. */
+ * in place with its size known; anything else (a pipe, FIFO, device) is
+ * read once as it comes (size -1), at most ls_io_stream_max_bytes(). */
 int ls_io_open_stream(ls_io_src *src, FILE *f, const char *name, ls_progress_fn progress,
                       void *arg, char *err, size_t errlen);
 void ls_io_close(ls_io_src *src);
@@ -88,5 +88,16 @@ typedef struct ls_npy_desc {
 int ls_npy_read_desc(ls_io_src *src, ls_npy_desc *d, char *err, size_t errlen);
 /* One element of the file as a double. */
 double ls_npy_element(const unsigned char *p, const ls_npy_desc *d);
+
+/* npy_stream.c: the total elements of a .npy file whose size is unknown
+ * (src->size < 0), in file order, in a buffer that grows only as they
+ * arrive; a short stream or trailing bytes are errors. *out is the
+ * caller's to free. */
+int ls_npy_stream_values(ls_io_src *src, const ls_npy_desc *d, long long data_at, size_t total,
+                         double **out, char *err, size_t errlen);
+/* Move a[k] to a[dest(k)] for every k < n, in place (dest a permutation).
+ * Returns 0 or LS_ENOMEM (n/8 bytes of bookkeeping). */
+int ls_io_permute(double *a, size_t n, size_t (*dest)(size_t k, const void *ctx),
+                  const void *ctx);
 
 #endif

@@ -36,6 +36,8 @@ void ls_mm_end(ls_mm_reader *r);
  * checked against the size line, the value (1.0 for pattern) parsed and
  * finite, no diagonal entry in skew-symmetric storage. */
 int ls_mm_coord_entry(ls_mm_reader *r, long long k, long long *i, long long *j, double *v);
+/* Value k (0-based) of an array file: one finite number on its line. */
+int ls_mm_array_value(ls_mm_reader *r, long long k, double *v);
 /* After the last entry only blank lines may follow. */
 int ls_mm_expect_end(ls_mm_reader *r);
 

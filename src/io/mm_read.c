@@ -6,7 +6,8 @@
  * every error names the file, the line and what was expected there.
  *
  * The header and coordinate-entry parsing (ls_mm_begin, ls_mm_coord_entry,
- * ls_mm_expect_end; mm_internal.h) also serve the CSR reader, csr_read.c. */
+ * ls_mm_expect_end; mm_internal.h) also serve the CSR reader, csr_read.c;
+ * mm_dense.c builds the dense matrix from the values they hand out. */
 #include "mm_internal.h"
 
 #include <ctype.h>
@@ -312,37 +313,20 @@ static int mm_entry_line(ls_mm_reader *r, long long k, char **line, size_t *len)
     return 0;
 }
 
-static int mm_array_entries(ls_mm_reader *r, double *A)
+int ls_mm_array_value(ls_mm_reader *r, long long k, double *v)
 {
-    long long n = r->rows, i = 0, j = 0;
-    if (r->symmetry == LS_MM_SKEW)
-        i = 1; /* strictly lower triangle, column by column */
-    for (long long k = 0; k < r->entries; k++) {
-        char *line = NULL, got[80];
-        size_t len = 0;
-        int st = mm_entry_line(r, k, &line, &len);
-        if (st)
-            return st;
-        mm_token t[2];
-        if (mm_split(line, t, 2) != 1)
-            return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
-                           "%s:%lld: expected one value per line, got \"%s\"", r->path,
-                           r->lines.line_no, MM_GOT(line, len, got));
-        double v = 0.0;
-        if ((st = mm_value(r, t[0], line, len, &v)))
-            return st;
-        if (r->symmetry == LS_MM_GENERAL) {
-            A[k] = v;
-            continue;
-        }
-        A[i + j * n] = v;
-        A[j + i * n] = r->symmetry == LS_MM_SKEW ? -v : v;
-        if (++i == n) {
-            j++;
-            i = r->symmetry == LS_MM_SKEW ? j + 1 : j;
-        }
-    }
-    return 0;
+    char *line = NULL, got[80];
+    size_t len = 0;
+    int st = mm_entry_line(r, k, &line, &len);
+    if (st)
+        return st;
+    mm_token t[2];
+    if (mm_split(line, t, 2) != 1)
+        return LS_FAIL(r->err, r->errlen, LS_EFORMAT,
+                       "%s:%lld: expected one value per line, got \"%s\"", r->path,
+                       r->lines.line_no, MM_GOT(line, len, got));
+    *v = 0.0;
+    return mm_value(r, t[0], line, len, v);
 }
 
 int ls_mm_coord_entry(ls_mm_reader *r, long long k, long long *i, long long *j, double *v)
@@ -370,34 +354,6 @@ int ls_mm_coord_entry(ls_mm_reader *r, long long k, long long *i, long long *j, 
     *v = 1.0;
     if (want == 3)
         return mm_value(r, t[2], line, len, v);
-    return 0;
-}
-
-static int mm_coordinate_entries(ls_mm_reader *r, double *A)
-{
-    for (long long k = 0; k < r->entries; k++) {
-        long long i = 0, j = 0;
-        double v = 0.0;
-        int st = ls_mm_coord_entry(r, k, &i, &j, &v);
-        if (st)
-            return st;
-        /* Duplicate entries are summed, as assembly-style files (and SciPy,
-         * MATLAB's sparse()) intend. Symmetric storage mirrors every
-         * off-diagonal entry, whichever triangle it was written in. */
-        double *a = &A[(i - 1) + (j - 1) * r->rows];
-        *a += v;
-        int finite = isfinite(*a);
-        if (r->symmetry != LS_MM_GENERAL && i != j) {
-            double *b = &A[(j - 1) + (i - 1) * r->rows];
-            *b += r->symmetry == LS_MM_SKEW ? -v : v;
-            finite = finite && isfinite(*b);
-        }
-        if (!finite)
-            return LS_FAIL(r->err, r->errlen, LS_ENONFINITE,
-                           "%s:%lld: expected finite sums of duplicate entries, got overflow at "
-                           "(%lld, %lld)",
-                           r->path, r->lines.line_no, i, j);
-    }
     return 0;
 }
 
@@ -445,39 +401,4 @@ int ls_mm_begin(ls_mm_reader *r, ls_io_src *src, int sparse, char *err, size_t e
 void ls_mm_end(ls_mm_reader *r)
 {
     ls_io_lines_free(&r->lines);
-}
-
-int ls_mm_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
-{
-    ls_mm_reader r;
-    int st = ls_mm_begin(&r, src, 0, err, errlen);
-    if (st)
-        return st;
-    double *A = NULL;
-    size_t bytes = 0;
-    if (ls_mul_size((size_t)r.rows * (size_t)r.cols, sizeof(double), &bytes))
-        st = LS_FAIL(err, errlen, LS_ESIZE, "%s: %lld x %lld does not fit in memory", r.path,
-                     r.rows, r.cols);
-    if (!st) {
-        A = ls_calloc((size_t)r.rows * (size_t)r.cols, sizeof(double));
-        if (!A)
-            st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory for %lld x %lld doubles", r.path,
-                         r.rows, r.cols);
-    }
-    if (!st)
-        st = r.coordinate ? mm_coordinate_entries(&r, A) : mm_array_entries(&r, A);
-    if (!st)
-        st = ls_mm_expect_end(&r);
-    ls_mm_end(&r);
-    if (st) {
-        free(A);
-        return st;
-    }
-    m->rows = (int)r.rows;
-    m->cols = (int)r.cols;
-    m->ld = (int)r.rows;
-    m->data = A;
-    m->sparse_input = r.coordinate;
-    m->nnz = r.entries;
-    return 0;
 }

@@ -457,18 +457,39 @@ static int read_data(ls_io_src *src, const npy_header *h, long long data_at, int
         }
         done += want;
     }
-    if (!st && src->size < 0) {
-        /* Not a regular file: the size check could not run, so look for
-         * trailing bytes now. */
-        size_t got = 0;
-        st = ls_io_read_bytes(src, chunk, 1, &got, err, errlen);
-        if (!st && got)
-            st = LS_FAIL(err, errlen, LS_EFORMAT,
-                         "%s: byte %lld: expected end of file after the data, got more bytes",
-                         src->path, data_at + (long long)(total * h->itemsize));
-    }
     free(chunk);
     return st;
+}
+
+static size_t c_to_column_major(size_t k, const void *ctx)
+{
+    const size_t *rc = ctx; /* rows, cols */
+    return k / rc[1] + (k % rc[1]) * rc[0];
+}
+
+/* A stream (no size to check the shape against): npy_stream.c collects
+ * the values as they come; C order is then transposed in place. */
+static int read_stream(ls_io_src *src, const npy_header *h, long long data_at, int rows,
+                       int cols, ls_matrix *m, char *err, size_t errlen)
+{
+    ls_npy_desc d = {h->kind, h->itemsize, h->little, h->fortran, h->ndim, {0, 0, 0}};
+    double *A = NULL;
+    size_t total = (size_t)rows * (size_t)cols, rc[2] = {(size_t)rows, (size_t)cols};
+    int st = ls_npy_stream_values(src, &d, data_at, total, &A, err, errlen);
+    if (st)
+        return st;
+    if (!h->fortran && rows > 1 && cols > 1 && ls_io_permute(A, total, c_to_column_major, rc)) {
+        free(A);
+        return LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory to reorder %d x %d values",
+                       src->path, rows, cols);
+    }
+    m->rows = rows;
+    m->cols = cols;
+    m->ld = rows;
+    m->data = A;
+    m->sparse_input = 0;
+    m->nnz = (long long)rows * cols;
+    return 0;
 }
 
 int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
@@ -484,6 +505,8 @@ int ls_npy_read_src(ls_io_src *src, ls_matrix *m, char *err, size_t errlen)
     if ((st = check_shape(src, &h, data_at, err, errlen)))
         return st;
     int rows = (int)h.dims[0], cols = h.ndim == 2 ? (int)h.dims[1] : 1;
+    if (src->size < 0)
+        return read_stream(src, &h, data_at, rows, cols, m, err, errlen);
     size_t bytes = 0;
     if (ls_mul_size((size_t)rows * (size_t)cols, sizeof(double), &bytes))
         return LS_FAIL(err, errlen, LS_ESIZE, "%s: %d x %d does not fit in memory", src->path,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/tool_api.h"
 #include "core/tool_stack.h"
@@ -24,6 +25,11 @@ int ls_io_npy_ndim(const char *path, int *ndim)
     ls_io_src src;
     ls_npy_desc d;
     memset(&d, 0, sizeof d);
+    /* Sniffing a FIFO or a device would eat the data that the real read
+     * needs (they are read once): only regular files are looked into. */
+    struct stat st_path;
+    if (path && stat(path, &st_path) == 0 && !S_ISREG(st_path.st_mode))
+        return LS_EUNSUPPORTED;
     if (!path || !ndim || ls_io_open(&src, path, NULL, NULL, err, sizeof err) != 0)
         return LS_EIO;
     const unsigned char *magic = NULL;
