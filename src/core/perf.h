@@ -149,8 +149,11 @@ typedef struct ls_perf_peer_out {
 
 /* Our getrf + getrs on device memory against cuSOLVER's Xgetrf + Xgetrs,
  * in the same process on the same stream: A and b uploaded once, a pristine
- * device copy restored before every run (off the clock), one warm-up of
- * each, then runs interleaved ours, peer, ours, peer, ... with nrhs = 1.
+ * device copy restored before every run (off the clock), warm-ups of each,
+ * then runs interleaved ours first-call, ours replay, peer, ... with nrhs
+ * = 1. A first call gets buffers allocated for it alone (never seen by the
+ * CUDA graph cache, so nothing can be replayed); a replay call reuses the
+ * same buffers every time, as a caller solving again in place does.
  * Before allocating, the device memory the case needs is compared with
  * what is free: LS_EDEVMEM (need_bytes, free_bytes set) when it does not
  * fit. */
@@ -171,6 +174,9 @@ typedef struct ls_perf_lu_vs_peer_out {
     int runs;                      /* timed runs of each */
     size_t need_bytes, free_bytes; /* device memory the case needs, and found free */
     char ours[LS_PERF_NAME_LEN], peer[LS_PERF_NAME_LEN];
+    /* ours on fresh buffers every run (t_ours above: the same buffers, replayed);
+     * res_ours and info_ours cover both kinds of run */
+    double t_ours_first, t_ours_first_min, t_ours_first_max;
 } ls_perf_lu_vs_peer_out;
 
 /* The typed requests. Each entry is optional: NULL -> LS_EUNSUPPORTED,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench_cases.h"
+#include "bench_output.h"
 #include "bench_util.h"
 
 int ls_cmd_bench(int argc, char **argv);
@@ -43,19 +44,26 @@ static void usage(FILE *f)
           "  --no-peers              do not run cuSOLVER peers on cuda\n"
           "  --gen KIND              generator for A (default random)\n"
           "  --format table|csv|json (default table)\n"
-          "  -o FILE                 write the results to FILE\n"
+          "  -o FILE                 write the results to FILE (checked before measuring;\n"
+          "                          replaced only once complete)\n"
+          "  --verbose               add the source location to error messages (LS_DEBUG=1)\n"
           "  --lu-vs-cusolver        instead: lu (getrf + getrs on device memory) against\n"
-          "                          cuSOLVER Xgetrf + Xgetrs, nrhs 1, per size and precision;\n"
-          "                          needs the CUDA backend; --repeat >= 5 (default 7)\n"
+          "                          cuSOLVER Xgetrf + Xgetrs, nrhs 1, per size and precision,\n"
+          "                          lu timed on a first call (fresh buffers every run: no\n"
+          "                          CUDA-graph replay) and on a replayed call (same buffers);\n"
+          "                          needs a CUDA GPU; --repeat >= 5 (default 7)\n"
           "  --mixed-vs-cusolver     instead: --precision mixed against cuSOLVER dgetrf and\n"
           "                          its IRS solvers ('--mixed-vs-cusolver --help')\n"
           "  --batched               instead: batched gesv against cuBLAS getrfBatched +\n"
           "                          getrsBatched over n = 2 .. 1024 ('--batched --help')\n"
-          "  --csv FILE              with --lu-vs-cusolver: also write\n"
-          "                          n,precision,lu_ms,cusolver_ms,ratio to FILE\n"
-          "exit status: 0 all ok, 1 some case failed (with --lu-vs-cusolver: or was\n"
-          "skipped), 2 bad options, 3 cannot write, 4 out of memory, 5 (--lu-vs-cusolver)\n"
-          "no CUDA backend\n",
+          "  --csv FILE              with --lu-vs-cusolver: also write n,precision,\n"
+          "                          lu_first_ms,lu_replay_ms,cusolver_ms,ratio_first,\n"
+          "                          ratio_replay to FILE (ratio = cusolver_ms / lu_ms), after\n"
+          "                          two '# commit:' and '# command:' lines\n"
+          "sizes, --nrhs and --repeat are integers (sizes and nrhs 1 .. 10^9, --repeat\n"
+          "1 .. 1000, --rotate 1 .. 16); the time limits are seconds > 0.\n"
+          "A backend named in --backends that is unavailable stops the command (exit 5)\n"
+          "before anything is measured; 'all' takes those available.\n" LS_BENCH_EXIT_HELP,
           f);
 }
 
@@ -78,6 +86,9 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
             used = 0;
         } else if (!strcmp(a, "--lu-vs-cusolver")) {
             b->lu_vs_cusolver = 1;
+            used = 0;
+        } else if (!strcmp(a, "--verbose")) {
+            ls_bench_set_verbose();
             used = 0;
         } else if (!v) {
             snprintf(err, len, "option %s needs a value (or is unknown)", a);
@@ -106,21 +117,17 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
                 if (ls_precision_parse(w[k], &b->precs[b->nprecs++]) != 0)
                     goto bad;
         } else if (!strcmp(a, "--repeat")) {
-            b->repeat = atoi(v);
             repeat_given = 1;
-            if (b->repeat < 1 || b->repeat > 1000)
+            if (ls_bench_parse_int(v, 1, 1000, &b->repeat) != 0)
                 goto bad;
         } else if (!strcmp(a, "--rotate")) {
-            b->rotate = atoi(v);
-            if (b->rotate < 1 || b->rotate > 16)
+            if (ls_bench_parse_int(v, 1, 16, &b->rotate) != 0)
                 goto bad;
         } else if (!strcmp(a, "--time-limit")) {
-            b->time_limit = atof(v);
-            if (!(b->time_limit > 0))
+            if (ls_bench_parse_real(v, 1e-9, 1e9, &b->time_limit) != 0)
                 goto bad;
         } else if (!strcmp(a, "--baseline-time-limit")) {
-            b->baseline_time_limit = atof(v);
-            if (!(b->baseline_time_limit > 0))
+            if (ls_bench_parse_real(v, 1e-9, 1e9, &b->baseline_time_limit) != 0)
                 goto bad;
         } else if (!strcmp(a, "--gen")) {
             if (ls_gen_parse(v, &b->gen) != 0)
@@ -159,6 +166,7 @@ static int parse_args(int argc, char **argv, ls_bench_opts *b, char *err, size_t
 int ls_cmd_bench(int argc, char **argv)
 {
     ls_bench_opts b;
+    ls_bench_sink out;
     char err[256] = "";
     for (int i = 1; i < argc; i++) /* its own options: mixed_vs_cusolver.c */
         if (!strcmp(argv[i], "--mixed-vs-cusolver"))
@@ -172,20 +180,18 @@ int ls_cmd_bench(int argc, char **argv)
         return 0;
     if (rc < 0) {
         fprintf(stderr, "linsolve bench: %s\n", err);
-        usage(stderr);
-        return 2;
+        fputs("Try 'linsolve bench --help' for more information.\n", stderr);
+        return LS_BENCH_EXIT_USAGE;
     }
+    b.argc = argc, b.argv = argv;
     if (b.lu_vs_cusolver)
         return ls_bench_lu_vs_cusolver(&b);
-    FILE *f = stdout;
-    if (b.output && !(f = fopen(b.output, "w"))) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n", b.output);
-        return 3;
-    }
-    int failed = ls_bench_run(&b, f);
-    if (f != stdout)
-        fclose(f);
-    if (failed < 0)
-        return 4;
-    return failed ? 1 : 0;
+    const char *path = b.output ? b.output : "-";
+    if (ls_bench_sinks_open("bench", 1, &out, &path) != 0)
+        return LS_BENCH_EXIT_WRITE;
+    int failed = ls_bench_run(&b, out.f);
+    if (failed == LS_BENCH_RUN_UNAVAILABLE)
+        return ls_bench_sinks_abort(1, &out, LS_BENCH_EXIT_UNAVAILABLE);
+    rc = failed < 0 ? LS_BENCH_EXIT_UNAVAILABLE : failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK;
+    return ls_bench_sinks_commit("bench", 1, &out, rc);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_output.h"
 #include "bench_util.h"
 #include "core/perf_batched.h"
 
@@ -46,9 +47,12 @@ static void usage(FILE *f)
           "  --no-cusolver            skip cuSOLVER getrf + getrs looped (run from n = 256)\n"
           "  --format table|csv|json  (default table)\n"
           "  -o FILE                  the table to FILE\n"
-          "  --csv FILE               n,batch,precision,ls_ms,cublas_ms,ratio,gbps,floor_fraction\n"
-          "exit status: 0 all ok, 1 some case failed or a residual exceeded 30, 2 bad options,\n"
-          "3 cannot write, 5 no CUDA backend\n",
+          "  --csv FILE               n,batch,precision,ls_ms,cublas_ms,ratio,gbps,floor_fraction,\n"
+          "                           after '# commit:' and '# command:' lines\n"
+          "  --verbose                add the source location to error messages\n"
+          "--sizes 1 .. 16384, --repeat 1 .. 200, --batch-max 1 .. 10^9; -o and --csv are\n"
+          "checked before measuring and replaced only once complete; needs a CUDA GPU.\n"
+          "A case fails when it errs or a residual exceeds 30.\n" LS_BENCH_EXIT_HELP,
           f);
 }
 
@@ -72,6 +76,10 @@ static int parse(int argc, char **argv, bb_opts *o)
             o->cusolver = 0;
             continue;
         }
+        if (!strcmp(a, "--verbose")) {
+            ls_bench_set_verbose();
+            continue;
+        }
         if (!v)
             goto bad;
         i++;
@@ -91,12 +99,10 @@ static int parse(int argc, char **argv, bb_opts *o)
                 if (ls_precision_parse(w[k], &o->precs[k]) != 0)
                     goto bad;
         } else if (!strcmp(a, "--repeat")) {
-            o->repeat = atoi(v);
-            if (o->repeat < 1 || o->repeat > 200)
+            if (ls_bench_parse_int(v, 1, 200, &o->repeat) != 0)
                 goto bad;
         } else if (!strcmp(a, "--batch-max")) {
-            o->batch_max = atoi(v);
-            if (o->batch_max < 1)
+            if (ls_bench_parse_int(v, 1, 1000000000L, &o->batch_max) != 0)
                 goto bad;
         } else if (!strcmp(a, "--format")) {
             if (ls_bench_parse_format(v, &o->format) != 0)
@@ -166,31 +172,33 @@ static int run_case(ls_context *cuda, const bb_opts *o, int n, ls_precision p, l
     return !ok;
 }
 
+/** @return LS_BENCH_EXIT_*: 0 every case ok, 1 bad options, 2 an output
+ *  cannot be written, 4 some case failed, 5 no CUDA GPU. */
 int ls_bench_batched(int argc, char **argv)
 {
     bb_opts o;
+    char plain[LS_ERRLEN];
     int rc = parse(argc, argv, &o);
     if (rc != 0)
-        return rc > 0 ? 0 : 2;
+        return rc > 0 ? LS_BENCH_EXIT_OK : LS_BENCH_EXIT_USAGE;
+    ls_bench_sink sink[2]; /* the table, the CSV */
+    const char *paths[2] = {o.output ? o.output : "-", o.csv};
+    if (ls_bench_sinks_open("bench", 2, sink, paths) != 0)
+        return LS_BENCH_EXIT_WRITE;
     ls_context *cuda = NULL;
     int st = ls_context_create(&cuda, LS_BACKEND_CUDA, 0);
     if (st != 0) {
-        fprintf(stderr, "linsolve bench: --batched needs the CUDA backend: %.300s\n",
-                cuda ? ls_context_error(cuda) : ls_strerror(st));
+        fprintf(stderr, "linsolve bench: --batched needs a CUDA GPU: %.300s\n",
+                ls_bench_plain(cuda ? ls_context_error(cuda) : ls_strerror(st), plain,
+                               sizeof plain));
         ls_context_destroy(cuda);
-        return 5;
+        return ls_bench_sinks_abort(2, sink, LS_BENCH_EXIT_UNAVAILABLE);
     }
-    FILE *f = stdout, *csv = NULL;
-    if ((o.output && !(f = fopen(o.output, "w"))) || (o.csv && !(csv = fopen(o.csv, "w")))) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n", f ? o.csv : o.output);
-        if (f && f != stdout)
-            fclose(f);
-        ls_context_destroy(cuda);
-        return 3;
-    }
+    FILE *f = sink[0].f, *csv = sink[1].f;
     ls_out out;
     ls_out_open(&out, f, o.format);
     ls_bench_machine_header(&out, cuda);
+    ls_bench_machine_command(&out, argc, argv);
     ls_out_note(&out, "batched gesv, nrhs = 1, stacks on the device (column-major, random "
                       "uniform entries); device time, median of %d runs after one warm-up, ours "
                       "and cuBLAS's interleaved, L2 flushed before each; ratio = cublas_ms / "
@@ -198,8 +206,10 @@ int ls_bench_batched(int argc, char **argv)
                       "device-to-device copy GB/s",
                 o.repeat);
     ls_out_table(&out, "batched gesv vs cublas", NCOLS, COLS, WIDTHS);
-    if (csv)
+    if (csv) {
+        ls_bench_csv_provenance(csv, argc, argv);
         fprintf(csv, "%s\n", CSV_HEADER);
+    }
     int failed = 0, total = o.nsizes * o.nprecs, done = 0;
     for (int si = 0; si < o.nsizes; si++)
         for (int pi = 0; pi < o.nprecs; pi++) {
@@ -210,13 +220,7 @@ int ls_bench_batched(int argc, char **argv)
         }
     ls_bench_progress(total, total, "done");
     ls_out_close(&out);
-    rc = 0;
-    if (csv && fclose(csv) != 0) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n", o.csv);
-        rc = 3;
-    }
-    if (f != stdout)
-        fclose(f);
     ls_context_destroy(cuda);
-    return rc ? rc : (failed ? 1 : 0);
+    return ls_bench_sinks_commit("bench", 2, sink,
+                                 failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK);
 }

@@ -25,6 +25,8 @@ typedef struct ls_bench_opts {
     const char *output;
     int lu_vs_cusolver; /* the lu-vs-cusolver sweep instead of the mixed table */
     const char *csv;    /* its CSV file (NULL: none) */
+    int argc;           /* the command line, recorded in the outputs */
+    char **argv;
 } ls_bench_opts;
 
 /* One measured case (medians over the timed runs). */
@@ -76,7 +78,12 @@ int ls_bench_case(ls_context *ctx, ls_method m, ls_precision p, int n, int nrhs,
 int ls_bench_case_on(ls_context *ctx, ls_method m, ls_precision p, const ls_bench_inputs *in,
                      const ls_bench_opts *b, ls_bench_result *res);
 
-/* The whole sweep; rows to f. @return number of failed cases, or < 0. */
+/* A backend named in --backends could not be made: nothing was measured
+ * or written, and the reason is on stderr. */
+#define LS_BENCH_RUN_UNAVAILABLE (-2)
+
+/* The whole sweep; rows to f. @return number of failed cases, -1 out of
+ * host memory, or LS_BENCH_RUN_UNAVAILABLE. */
 int ls_bench_run(const ls_bench_opts *b, FILE *f);
 
 #endif

@@ -257,10 +257,25 @@ int ls_bench_run(const ls_bench_opts *b, FILE *f)
         if (kinds[i] == LS_BACKEND_CUDA)
             cuda = ctx[i];
     }
+    /* A backend asked for by name must be there: without it the sweep
+     * would measure only the CPU baselines and look like a success. */
+    for (int i = 0; i < nk && !b->backends_all; i++) {
+        if (!unavailable[i][0])
+            continue;
+        char plain[sizeof unavailable[0]];
+        fprintf(stderr, "linsolve bench: %s\n",
+                ls_bench_plain(unavailable[i], plain, sizeof plain));
+        for (int k = 0; k < nk; k++)
+            ls_context_destroy(ctx[k]);
+        free(w);
+        return LS_BENCH_RUN_UNAVAILABLE;
+    }
     ls_context *own_cpu = NULL;
     if (!cpu && b->baseline && ls_context_create(&own_cpu, LS_BACKEND_CPU, 0) == 0)
         cpu = own_cpu;
     ls_bench_machine_header(&w->out, cuda ? cuda : cpu);
+    if (b->argv)
+        ls_bench_machine_command(&w->out, b->argc, b->argv);
     if (!getenv("OMP_WAIT_POLICY"))
         ls_out_note(&w->out, "OMP_WAIT_POLICY is unset: idle OpenMP threads spin and can slow "
                              "OpenBLAS between solves; set OMP_WAIT_POLICY=passive for CPU timings");

@@ -1,10 +1,13 @@
 /*
  * linsolve bench --lu-vs-cusolver: our lu (getrf + getrs on device memory)
  * against cuSOLVER's Xgetrf + Xgetrs, nrhs = 1, both timed in this process
- * by the CUDA plugin's "lu_vs_peer" request, over sizes x precisions. A
- * table (with the residuals and our TFLOP/s) goes to the output, and the
- * CSV `n,precision,lu_ms,cusolver_ms,ratio` to --csv. One host matrix per
- * size serves both precisions.
+ * by the CUDA plugin's "lu_vs_peer" request, over sizes x precisions. Ours
+ * is timed twice: on a first call (buffers new to it every run, so no
+ * captured CUDA graph can be replayed: what a program solving a new array
+ * gets) and on a replayed call (the same buffers again). A table (with the
+ * residuals and our TFLOP/s) goes to the output, and the CSV
+ * `n,precision,lu_first_ms,lu_replay_ms,cusolver_ms,ratio_first,ratio_replay`
+ * to --csv. One host matrix per size serves both precisions.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -13,16 +16,18 @@
 #include <string.h>
 
 #include "bench_cases.h"
+#include "bench_output.h"
 #include "lu_vs_cusolver_csv.h"
 
 int ls_bench_lu_vs_cusolver(const ls_bench_opts *b);
 
-static const char *const COLS[] = {"N",          "prec",        "lu_ms",       "cusolver_ms",
-                                   "ratio",      "lu_TFLOP/s",  "lu_residual", "cus_residual",
-                                   "lu_spread%", "cus_spread%", "runs",        "wall_s",
-                                   "status"};
-static const int WIDTHS[] = {6, 6, 11, 11, 28, 10, 11, 12, 10, 11, 4, 7, 6};
-#define NCOLS 13
+static const char *const COLS[] = {
+    "N",           "prec",         "lu_first_ms",  "lu_replay_ms", "cusolver_ms",
+    "ratio_first", "ratio_replay", "first_TFLOP/s", "lu_residual", "cus_residual",
+    "first_spread%", "replay_spread%", "cus_spread%", "runs",       "wall_s",
+    "status"};
+static const int WIDTHS[] = {6, 6, 11, 12, 11, 28, 28, 13, 11, 12, 13, 14, 11, 4, 7, 6};
+#define NCOLS 16
 
 static double spread_pct(double lo, double hi, double med)
 {
@@ -40,19 +45,24 @@ static void table_row(ls_out *out, const ls_lvc_row *r, const ls_perf_lu_vs_peer
         ls_cell(c[i], "-");
     ls_cell(c[0], "%d", r->n);
     ls_cell(c[1], "%s", ls_precision_name(r->prec));
-    ls_lvc_ratio_text(r, c[4], LS_BENCH_CELL);
+    ls_lvc_ratio_text(r, r->t_lu_first, c[5], LS_BENCH_CELL);
+    ls_lvc_ratio_text(r, r->t_lu, c[6], LS_BENCH_CELL);
     if (measured) {
-        ls_cell(c[2], "%.4f", r->t_lu * 1e3);
-        ls_cell(c[3], "%.4f", r->t_cusolver * 1e3);
-        ls_cell(c[5], "%.2f", ls_flops_gesv(r->n, 1) / r->t_lu / 1e12);
-        ls_cell(c[6], "%.3g", r->res_lu);
-        ls_cell(c[7], "%.3g", r->res_cusolver);
-        ls_cell(c[8], "%.1f", spread_pct(o->t_ours_min, o->t_ours_max, o->t_ours));
-        ls_cell(c[9], "%.1f", spread_pct(o->t_peer_min, o->t_peer_max, o->t_peer));
-        ls_cell(c[10], "%d", o->runs);
-        ls_cell(c[11], "%.1f", wall);
+        ls_cell(c[2], "%.4f", r->t_lu_first * 1e3);
+        ls_cell(c[3], "%.4f", r->t_lu * 1e3);
+        ls_cell(c[4], "%.4f", r->t_cusolver * 1e3);
+        if (r->t_lu_first > 0)
+            ls_cell(c[7], "%.2f", ls_flops_gesv(r->n, 1) / r->t_lu_first / 1e12);
+        ls_cell(c[8], "%.3g", r->res_lu);
+        ls_cell(c[9], "%.3g", r->res_cusolver);
+        ls_cell(c[10], "%.1f",
+                spread_pct(o->t_ours_first_min, o->t_ours_first_max, o->t_ours_first));
+        ls_cell(c[11], "%.1f", spread_pct(o->t_ours_min, o->t_ours_max, o->t_ours));
+        ls_cell(c[12], "%.1f", spread_pct(o->t_peer_min, o->t_peer_max, o->t_peer));
+        ls_cell(c[13], "%d", o->runs);
+        ls_cell(c[14], "%.1f", wall);
     }
-    ls_cell(c[12], "%s", s == LS_LVC_OK ? "ok" : s == LS_LVC_SKIPPED ? "skip" : "failed");
+    ls_cell(c[15], "%s", s == LS_LVC_OK ? "ok" : s == LS_LVC_SKIPPED ? "skip" : "failed");
     ls_out_row(out, c);
 }
 
@@ -70,7 +80,7 @@ static void run_case(ls_context *cuda, const ls_bench_opts *b, const ls_bench_in
     double t0 = ls_bench_clock();
     r.status = LS_BENCH_PERF(cuda, lu_vs_peer, &q, &o, err, sizeof err);
     double wall = ls_bench_clock() - t0;
-    r.t_lu = o.t_ours, r.t_cusolver = o.t_peer;
+    r.t_lu_first = o.t_ours_first, r.t_lu = o.t_ours, r.t_cusolver = o.t_peer;
     r.res_lu = o.res_ours, r.res_cusolver = o.res_peer;
     r.info_lu = o.info_ours, r.info_cusolver = o.info_peer;
     table_row(out, &r, &o, wall);
@@ -116,38 +126,45 @@ static void skip_size(const ls_bench_opts *b, int n, int rc, ls_out *out, FILE *
     ls_out_note(out, "n=%d skipped: the host matrix could not be made (%s)", n, ls_strerror(rc));
 }
 
-/** @return the exit status of linsolve bench: 0 every row ok, 1 some row
- * skipped, refused or failed, 3 the CSV cannot be written, 4 out of host
- * memory, 5 no CUDA backend. */
+/** @return the exit status of linsolve bench (LS_BENCH_EXIT_*): 0 every row
+ * ok, 2 an output cannot be written, 4 some row skipped, refused or failed,
+ * 5 no CUDA GPU or out of host memory. */
 int ls_bench_lu_vs_cusolver(const ls_bench_opts *b)
 {
+    char plain[LS_ERRLEN];
+    ls_bench_sink sink[2]; /* the table, the CSV */
+    const char *paths[2] = {b->output ? b->output : "-", b->csv};
+    if (ls_bench_sinks_open("bench", 2, sink, paths) != 0)
+        return LS_BENCH_EXIT_WRITE;
     ls_context *cuda = NULL;
     int st = ls_context_create(&cuda, LS_BACKEND_CUDA, 0);
     if (st != 0) {
-        fprintf(stderr, "linsolve bench: --lu-vs-cusolver needs the CUDA backend: %.300s\n",
-                cuda ? ls_context_error(cuda) : ls_strerror(st));
+        fprintf(stderr,
+                "linsolve bench: --lu-vs-cusolver needs a CUDA GPU (the CUDA backend): %.300s\n",
+                ls_bench_plain(cuda ? ls_context_error(cuda) : ls_strerror(st), plain,
+                               sizeof plain));
         ls_context_destroy(cuda);
-        return 5;
+        return ls_bench_sinks_abort(2, sink, LS_BENCH_EXIT_UNAVAILABLE);
     }
-    FILE *f = stdout, *csv = NULL;
-    if ((b->output && !(f = fopen(b->output, "w"))) || (b->csv && !(csv = fopen(b->csv, "w")))) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n",
-                f ? b->csv : b->output);
-        if (f && f != stdout)
-            fclose(f);
-        ls_context_destroy(cuda);
-        return 3;
-    }
+    FILE *f = sink[0].f, *csv = sink[1].f;
     ls_out out;
     ls_out_open(&out, f, b->format);
     ls_bench_machine_header(&out, cuda);
+    if (b->argv)
+        ls_bench_machine_command(&out, b->argc, b->argv);
     ls_out_note(&out, "device time of getrf + getrs, nrhs = 1, matrix already on the device; "
-                      "median of %d runs after one warm-up, ours and cuSOLVER's interleaved; "
-                      "ratio = cusolver_ms / lu_ms, refused above residual %g",
+                      "median of %d runs; lu_first: A, ipiv, info and b allocated anew for every "
+                      "run (no CUDA-graph replay possible), after one warm-up; lu_replay: the "
+                      "same buffers every run, after two warm-ups (the shape seen, then "
+                      "captured); first, replay and cuSOLVER interleaved; ratio = cusolver_ms / "
+                      "lu_ms, refused above residual %g",
                 b->repeat, LS_LVC_RESIDUAL_MAX);
     ls_out_table(&out, "lu vs cusolver", NCOLS, COLS, WIDTHS);
-    if (csv)
+    if (csv) {
+        if (b->argv)
+            ls_bench_csv_provenance(csv, b->argc, b->argv);
         fprintf(csv, "%s\n", ls_lvc_csv_header());
+    }
     int failed = 0, total = b->nsizes * b->nprecs, done = 0, rc = 0;
     for (int si = 0; si < b->nsizes; si++) {
         int n = b->sizes[si];
@@ -175,12 +192,7 @@ int ls_bench_lu_vs_cusolver(const ls_bench_opts *b)
     }
     ls_bench_progress(total, total, "done");
     ls_out_close(&out);
-    if (csv && fclose(csv) != 0) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n", b->csv);
-        rc = 3;
-    }
-    if (f != stdout)
-        fclose(f);
     ls_context_destroy(cuda);
-    return rc ? rc : (failed ? 1 : 0);
+    rc = failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK;
+    return ls_bench_sinks_commit("bench", 2, sink, rc);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_output.h"
 #include "bench_util.h"
 #include "core/perf_mixed.h"
 
@@ -56,10 +57,12 @@ static void usage(FILE *f)
     fputs("usage: linsolve bench --mixed-vs-cusolver [--sizes 4096,8192,16384,32768]\n"
           "         [--repeat R (default 5)] [--factor auto|fp32|tf32|tf32x3|bf16|fp16|fp64]\n"
           "         [--pivot auto|partial|none|rbt] [--matrices all|normal|randsvd]\n"
-          "         [--csv FILE] [-o FILE]\n"
+          "         [--csv FILE] [-o FILE] [--verbose]\n"
           "  ours (ls_dsgesv_gpu's path) against cuSOLVER dgetrf + dgetrs and the best\n"
           "  cusolverDnIRSXgesv configuration, on random normal and randsvd (cond 1e2, 1e6,\n"
-          "  1e10) matrices; needs the CUDA backend\n",
+          "  1e10) matrices; needs a CUDA GPU. --repeat 1 .. 100; the CSV opens with\n"
+          "  '# commit:' and '# command:' lines; -o and --csv are checked before measuring\n"
+          "  and replaced only once complete.\n" LS_BENCH_EXIT_HELP,
           f);
 }
 
@@ -80,6 +83,10 @@ static int parse(int argc, char **argv, mvc_opts *o)
             usage(stdout);
             return 1;
         }
+        if (!strcmp(a, "--verbose")) {
+            ls_bench_set_verbose();
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "linsolve bench: %s needs a value (or is unknown)\n", a);
             return -1;
@@ -87,8 +94,10 @@ static int parse(int argc, char **argv, mvc_opts *o)
         i++;
         if (!strcmp(a, "--sizes"))
             o->nsizes = ls_bench_parse_ints(v, o->sizes, LS_BENCH_MAX_LIST);
-        else if (!strcmp(a, "--repeat"))
-            o->repeat = atoi(v);
+        else if (!strcmp(a, "--repeat")) {
+            if (ls_bench_parse_int(v, 1, 100, &o->repeat) != 0)
+                o->repeat = -1;
+        }
         else if (!strcmp(a, "--factor")) {
             if (ls_factor_parse(v, &o->factor) != 0)
                 o->repeat = -1;
@@ -184,51 +193,49 @@ static int run_case(ls_context *cuda, const mvc_opts *b, int n, const mvc_case *
     return ok ? 0 : 1;
 }
 
-/** @return 0 every row ok, 1 some row failed, 2 bad options, 3 cannot
- *  write, 5 no CUDA backend. */
+/** @return LS_BENCH_EXIT_*: 0 every row ok, 1 bad options, 2 an output
+ *  cannot be written, 4 some row failed, 5 no CUDA GPU. */
 int ls_bench_mixed_vs_cusolver(int argc, char **argv)
 {
     mvc_opts b;
+    char plain[LS_ERRLEN];
     int pr = parse(argc, argv, &b);
     if (pr)
-        return pr > 0 ? 0 : 2;
+        return pr > 0 ? LS_BENCH_EXIT_OK : LS_BENCH_EXIT_USAGE;
+    ls_bench_sink sink[2]; /* the table, the CSV */
+    const char *paths[2] = {b.output ? b.output : "-", b.csv};
+    if (ls_bench_sinks_open("bench", 2, sink, paths) != 0)
+        return LS_BENCH_EXIT_WRITE;
     ls_context *cuda = NULL;
     int st = ls_context_create(&cuda, LS_BACKEND_CUDA, 0);
     if (st != 0) {
-        fprintf(stderr, "linsolve bench: --mixed-vs-cusolver needs the CUDA backend: %.300s\n",
-                cuda ? ls_context_error(cuda) : ls_strerror(st));
+        fprintf(stderr, "linsolve bench: --mixed-vs-cusolver needs a CUDA GPU: %.300s\n",
+                ls_bench_plain(cuda ? ls_context_error(cuda) : ls_strerror(st), plain,
+                               sizeof plain));
         ls_context_destroy(cuda);
-        return 5;
+        return ls_bench_sinks_abort(2, sink, LS_BENCH_EXIT_UNAVAILABLE);
     }
-    FILE *f = stdout, *csv = NULL;
-    if ((b.output && !(f = fopen(b.output, "w"))) || (b.csv && !(csv = fopen(b.csv, "w")))) {
-        fprintf(stderr, "linsolve bench: cannot write %s\n", f ? b.csv : b.output);
-        if (f && f != stdout)
-            fclose(f);
-        ls_context_destroy(cuda);
-        return 3;
-    }
+    FILE *f = sink[0].f, *csv = sink[1].f;
     ls_out out;
     ls_out_open(&out, f, LS_FMT_TABLE);
     ls_bench_machine_header(&out, cuda);
+    ls_bench_machine_command(&out, argc, argv);
     ls_out_note(&out, "device time of a whole solve, nrhs = 1, FP64 A and b on the device; median "
                       "of %d runs after one warm-up; ratio = dgetrf_ms / mixed_ms; best_irs: "
                       "the fastest cusolverDnIRSXgesv configuration whose residual is <= 30",
                 b.repeat);
     ls_out_table(&out, "mixed vs cusolver", NCOLS, COLS, WIDTHS);
-    if (csv)
+    if (csv) {
+        ls_bench_csv_provenance(csv, argc, argv);
         fprintf(csv, "%s\n", MVC_CSV_HEADER);
+    }
     int failed = 0;
     for (int si = 0; si < b.nsizes; si++)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             if (b.matrices & (1 << k))
                 failed += run_case(cuda, &b, b.sizes[si], &cases[k], &out, csv);
     ls_out_close(&out);
-    int rc = 0;
-    if (csv && fclose(csv) != 0)
-        rc = 3;
-    if (f != stdout)
-        fclose(f);
     ls_context_destroy(cuda);
-    return rc ? rc : (failed ? 1 : 0);
+    return ls_bench_sinks_commit("bench", 2, sink,
+                                 failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK);
 }
