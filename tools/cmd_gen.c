@@ -46,7 +46,8 @@ static void gen_help(FILE *out)
             "  poisson3d  7-point 3-D Poisson, n = k^3 (sparse)\n"
             "  convdiff3d 7-point 3-D convection-diffusion, n = k^3 (sparse)\n"
             "\n"
-            "The grid kinds are streamed to .mtx at any size (not limited by -n's cap):\n"
+            "The grid kinds are streamed to .mtx in O(1) memory, up to n = 2147483647 (the\n"
+            "largest order linsolve reads back; a larger -n or --grid is a usage error):\n"
             "  --grid KXxKY[xKZ] any sides instead of -n (n = KX*KY*KZ)\n"
             "  --peclet P        convection strength of convdiff[3d] (default 20)\n");
     fprintf(out,
@@ -58,13 +59,17 @@ static void gen_help(FILE *out)
             "  --verbose       add the source location to error messages (LS_DEBUG=1)\n"
             "  --seed S        seed of the generator (default 1)\n"
             "  --cond C        2-norm condition number for randsvd (default 1e6)\n"
-            "  --rhs K         write a random N x K right-hand side (uniform [-1,1])\n"
-            "                  instead of a matrix; KIND is then ignored\n"
+            "  --rhs K         write a random N x K right-hand side (uniform [-1,1]),\n"
+            "                  1 <= K <= %d, instead of a matrix; KIND is then ignored\n"
             "  -h, --help      this text\n"
             "\n"
-            "Exit status: 0 written; 1 usage error; 2 output cannot be written;\n"
-            "5 not enough memory.\n",
-            LS_GEN_MAX_N);
+            "The output is checked before anything is generated, written beside the\n"
+            "target and renamed into place once complete: a failure leaves the old file.\n"
+            "\n"
+            "Exit status: 0 written; 1 usage error (a malformed number, a size over its\n"
+            "cap); 2 output cannot be written (the message names it); 5 not enough\n"
+            "memory (refused before allocating when the machine is too small).\n",
+            LS_GEN_MAX_N, LS_GEN_MAX_N);
 }
 
 /* 0 parsed; 1 help printed; -1 usage error (already reported). */
@@ -107,7 +112,7 @@ static int parse_gen_args(int argc, char **argv, gen_args *g)
             }
         } else if (!strcmp(arg, "--rhs")) {
             if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_int(cmd, "--rhs", val, 1, INT_MAX, &g->rhs) != 0)
+                ls_cli_parse_int(cmd, "--rhs", val, 1, LS_GEN_MAX_N, &g->rhs) != 0)
                 return -1;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             ls_cli_usage_error(cmd, "unknown option '%s'", arg);
@@ -175,13 +180,23 @@ static int allocate_block(long long rows, long long cols, double **out)
     return LS_EXIT_OK;
 }
 
+/* Through the tool's safe output (ls_outfile): a full disk or a kill leaves
+ * the old file whole; standard output's write errors count too. */
 static int write_output(const gen_args *g, const ls_matrix *m, int sparse, const char *what)
 {
     char err[512] = "", plain[512];
     const int to_stdout = !g->out_path || ls_cli_is_stream(g->out_path);
     const char *name = to_stdout ? "<stdout>" : g->out_path;
     ls_io_write_opts o = {ls_cli_output_format(g->out_path, g->format), 0, sparse, what};
-    int st = ls_io_write_to(to_stdout ? stdout : NULL, name, m, &o, err, sizeof err);
+    ls_outfile *of = NULL;
+    int st = ls_outfile_open(to_stdout ? "-" : g->out_path, &of, err, sizeof err);
+    if (st == 0) {
+        st = ls_io_write_to(ls_outfile_stream(of), name, m, &o, err, sizeof err);
+        if (st == 0)
+            st = ls_outfile_commit(of, err, sizeof err);
+        else
+            ls_outfile_abort(of);
+    }
     if (st != 0) {
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
         const char *text = ls_cli_message(err[0] ? err : ls_strerror(st), plain, sizeof plain);
@@ -205,6 +220,13 @@ int ls_cmd_gen(int argc, char **argv)
     int pr = parse_gen_args(argc, argv, &g);
     if (pr != 0)
         return pr == 1 ? LS_EXIT_OK : LS_EXIT_USAGE;
+    if (g.out_path && !ls_cli_is_stream(g.out_path)) { /* before generating anything */
+        char err[512] = "", plain[512];
+        if (ls_outfile_check(g.out_path, err, sizeof err) != 0) {
+            fprintf(stderr, "linsolve gen: %s\n", ls_cli_message(err, plain, sizeof plain));
+            return LS_EXIT_INPUT;
+        }
+    }
     long long cols = g.rhs > 0 ? g.rhs : g.n;
     double *data = NULL;
     code = allocate_block(g.n, cols, &data);

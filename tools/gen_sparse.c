@@ -5,6 +5,8 @@
  * seconds and a few MiB of memory). .npy output of the 2-D kinds still goes
  * through the dense generator.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,12 @@
 
 #include "commands.h"
 #include "gen_sparse.h"
+
+/* The largest grid problem written: an order the readers of the library
+ * (ls_matrix_read, ls_csr_read_mm) and the solvers take, INT_MAX. A 3-D
+ * grid that size is a 2^31-row file of about 400 GB; anything larger could
+ * never be read back, so it is refused before a byte is written. */
+#define LS_GEN_GRID_MAX_N ((long long)INT_MAX)
 
 static const struct {
     const char *name;
@@ -30,15 +38,20 @@ static long long exact_root(long long n, int dims)
     return 0;
 }
 
-/* "KX[xKY[xKZ]]" -> k[]; missing sides repeat the first. 0 or -1. */
+/* "KX[xKY[xKZ]]" -> k[]; missing sides repeat the first; digits only, each
+ * side 1 .. LS_GEN_GRID_MAX_N (their product is checked by the caller). 0
+ * or -1. */
 static int parse_grid(const char *text, int dims, long long k[3])
 {
     const char *s = text;
     int got = 0;
     while (got < 3) {
         char *end;
+        if (*s < '0' || *s > '9')
+            return -1;
+        errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1)
+        if (end == s || errno || v < 1 || v > LS_GEN_GRID_MAX_N)
             return -1;
         k[got++] = v;
         if (*end == '\0')
@@ -81,8 +94,8 @@ int gen_sparse_dispatch(int argc, char **argv, int *code)
     if (kind < 0)
         return 0;
     const int dims = kinds[kind].dims;
-    double peclet = kinds[kind].peclet;
-    long long n = 0, k[3] = {0, 0, 0};
+    double peclet = kinds[kind].peclet, unused_cond = 0;
+    long long n = 0, k[3] = {0, 0, 0}, unused_seed = 0;
     const char *out = NULL, *grid_text = NULL;
     int npy = 0;
     *code = LS_EXIT_USAGE;
@@ -101,7 +114,7 @@ int gen_sparse_dispatch(int argc, char **argv, int *code)
         if (!(v = ls_cli_value(cmd, argc, argv, &i)))
             return 1;
         if (!strcmp(a, "-n")) {
-            if (ls_cli_parse_int(cmd, "-n", v, 1, 1LL << 40, &n) != 0)
+            if (ls_cli_parse_int(cmd, "-n", v, 1, LS_GEN_GRID_MAX_N, &n) != 0)
                 return 1;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             out = v;
@@ -119,7 +132,13 @@ int gen_sparse_dispatch(int argc, char **argv, int *code)
                 ls_cli_usage_error(cmd, "--peclet must be >= 0");
                 return 1;
             }
-        } else if (strcmp(a, "--seed") && strcmp(a, "--cond")) {
+        } else if (!strcmp(a, "--seed")) { /* the grids are not random: checked, not used */
+            if (ls_cli_parse_int(cmd, a, v, 0, LLONG_MAX, &unused_seed) != 0)
+                return 1;
+        } else if (!strcmp(a, "--cond")) { /* randsvd's alone: checked, not used */
+            if (ls_cli_parse_double(cmd, a, v, &unused_cond) != 0)
+                return 1;
+        } else {
             ls_cli_usage_error(cmd, "unknown option '%s'", a);
             return 1;
         }
@@ -136,8 +155,17 @@ int gen_sparse_dispatch(int argc, char **argv, int *code)
     }
     if (grid_text) {
         if (parse_grid(grid_text, dims, k) != 0) {
-            ls_cli_usage_error(cmd, "--grid wants KX%s with every side >= 1 (got '%s')",
-                               dims == 2 ? "[xKY]" : "[xKYxKZ]", grid_text);
+            ls_cli_usage_error(cmd, "--grid wants KX%s with every side 1 .. %lld (got '%s')",
+                               dims == 2 ? "[xKY]" : "[xKYxKZ]", LS_GEN_GRID_MAX_N, grid_text);
+            return 1;
+        }
+        /* the product in long double: exact enough to compare, never overflows */
+        long double prod = (long double)k[0] * (long double)k[1] * (long double)k[2];
+        if (prod > (long double)LS_GEN_GRID_MAX_N) {
+            ls_cli_usage_error(cmd,
+                               "--grid %s is %.3Lg unknowns; at most %lld (the largest order "
+                               "linsolve reads back)",
+                               grid_text, prod, LS_GEN_GRID_MAX_N);
             return 1;
         }
         if (n && n != k[0] * k[1] * k[2]) {
@@ -165,11 +193,22 @@ int gen_sparse_dispatch(int argc, char **argv, int *code)
     snprintf(what, sizeof what, "linsolve gen %s --grid %lldx%lld%s%.0lld --peclet %g (n = %lld)",
              kinds[kind].name, k[0], k[1], dims == 3 ? "x" : "", dims == 3 ? k[2] : 0LL, peclet,
              k[0] * k[1] * k[2]);
+    /* Through the tool's safe output: a full disk or a kill leaves the old
+     * file whole, and standard output's write errors count too. */
     const int to_stdout = !out || ls_cli_is_stream(out);
-    int st = ls_gen_grid_write_mm(to_stdout ? (void *)stdout : NULL, to_stdout ? "<stdout>" : out,
-                                  dims, k[0], k[1], k[2], peclet, what, err, sizeof err);
+    const char *name = to_stdout ? "<stdout>" : out;
+    ls_outfile *of = NULL;
+    char plain[512];
+    int st = ls_outfile_open(to_stdout ? "-" : out, &of, err, sizeof err);
+    if (st == 0) {
+        st = ls_gen_grid_write_mm(ls_outfile_stream(of), name, dims, k[0], k[1], k[2], peclet,
+                                  what, err, sizeof err);
+        if (st == 0)
+            st = ls_outfile_commit(of, err, sizeof err);
+        else
+            ls_outfile_abort(of);
+    }
     if (st != 0) {
-        char plain[512];
         fprintf(stderr, "linsolve gen: %s\n", ls_cli_message(err, plain, sizeof plain));
         *code = ls_cli_outcome_of(st, 0).exit_code;
         if (st == LS_EINVAL)

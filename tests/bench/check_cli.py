@@ -241,7 +241,10 @@ def roofline(exe, work):
     check(any(r["method"] == "lu" and r["status"] == "ok" for r in meth), "lu placed on the roof")
     for f in ("roofline_sweep.csv", "roofline_methods.csv", "roofline.gp"):
         check(os.path.getsize(os.path.join(work, f)) > 0, f + " written")
-    rows = list(csv.DictReader(open(os.path.join(work, "roofline_sweep.csv"))))
+    lines = open(os.path.join(work, "roofline_sweep.csv")).read().splitlines()
+    check(lines[0].startswith("# commit: ") and lines[1].startswith("# command: linsolve roofline"),
+          "roofline_sweep.csv opens with the commit and the command")
+    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
     check(len(rows) == 5, "roofline_sweep.csv has 5 rows")
     if subprocess.run(["sh", "-c", "command -v gnuplot"], capture_output=True).returncode == 0:
         png = os.path.join(work, "roofline.png")

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "linsolve.h"
 
 int ls_bench_distributed(int argc, char **argv);
@@ -23,11 +24,15 @@ int ls_bench_distributed(int argc, char **argv);
 #ifndef LS_HAVE_MPI
 int ls_bench_distributed(int argc, char **argv)
 {
+    (void)argc, (void)argv;
     fprintf(stderr, "linsolve bench: --distributed: built without MPI\n");
-    return 5;
+    return LS_BENCH_EXIT_UNAVAILABLE;
 }
 #else
 
+#include <ctype.h>
+
+#include "bench_output.h"
 #include "linsolve_dist.h"
 
 #ifdef LS_HAVE_SCALAPACK
@@ -63,8 +68,12 @@ static void bd_usage(FILE *f)
           "  --backend cuda      each rank on its GPU (ls_pdgesv_gpu, A already there),\n"
           "                      A = linsolve gen random --seed 1; peer: cuSOLVERMg\n"
           "                      (getrf + getrs) on the same GPUs, run by rank 0\n"
-          "  -o FILE             CSV: n,grid,nb,gpus,ls_s,peer,peer_s,tflops,residual\n"
-          "Run with OPENBLAS_NUM_THREADS=1 (one BLAS thread per rank, both sides).\n",
+          "  -o FILE             CSV: n,grid,nb,gpus,ls_s,peer,peer_s,tflops,residual,\n"
+          "                      after '# commit:' and '# command:' lines; checked before\n"
+          "                      measuring, replaced only once complete\n"
+          "sizes and --nb 1 .. 10^6, --repeat 1 .. 100, --nrhs 1 .. 4096.\n"
+          "Run with OPENBLAS_NUM_THREADS=1 (one BLAS thread per rank, both sides).\n"
+          LS_BENCH_EXIT_HELP,
           f);
 }
 
@@ -73,6 +82,8 @@ static int bd_list(const char *s, int *out)
     int k = 0;
     while (*s && k < BD_MAX) {
         char *end;
+        if (!isdigit((unsigned char)*s))
+            return -1;
         long v = strtol(s, &end, 10);
         if (end == s || v < 1 || v > 1000000)
             return -1;
@@ -128,10 +139,10 @@ static int bd_parse(int argc, char **argv, int size, bd_opts *o)
                 return -1;
             o->cuda = !strcmp(v, "cuda");
         } else if (!strcmp(a, "--repeat")) {
-            if ((o->repeat = atoi(v)) < 1 || o->repeat > 100)
+            if (ls_bench_parse_int(v, 1, 100, &o->repeat) != 0)
                 return -1;
         } else if (!strcmp(a, "--nrhs")) {
-            if ((o->nrhs = atoi(v)) < 1 || o->nrhs > 4096)
+            if (ls_bench_parse_int(v, 1, 4096, &o->nrhs) != 0)
                 return -1;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--csv")) {
             o->csv = v;
@@ -403,20 +414,22 @@ int ls_bench_distributed(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     bd_opts o;
-    int pr = bd_parse(argc, argv, size, &o), failed = 0;
+    int pr = bd_parse(argc, argv, size, &o), failed = 0, rc = LS_BENCH_EXIT_OK;
     FILE *csv = NULL;
+    ls_bench_sink sink;
+    memset(&sink, 0, sizeof sink);
     if (pr != 0) {
         if (rank == 0)
             bd_usage(pr > 0 ? stdout : stderr);
-        failed = pr > 0 ? 0 : 2;
+        rc = pr > 0 ? LS_BENCH_EXIT_OK : LS_BENCH_EXIT_USAGE;
         goto out;
     }
-    if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w")))
-        fprintf(stderr, "linsolve bench: cannot write %s\n", o.csv);
-    int cant = rank == 0 && o.csv && !csv;
+    /* rank 0 writes the CSV; every rank learns whether it can */
+    int cant = rank == 0 && o.csv && ls_bench_sinks_open("bench", 1, &sink, &o.csv) != 0;
+    csv = sink.f;
     MPI_Bcast(&cant, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (cant) {
-        failed = 3;
+        rc = LS_BENCH_EXIT_WRITE;
         goto out;
     }
 #ifndef LS_HAVE_SCALAPACK
@@ -431,8 +444,10 @@ int ls_bench_distributed(int argc, char **argv)
                o.cuda ? 1 : o.nrhs, o.repeat);
         printf("%6s  %-5s %4s  %10s  %10s  %6s  %8s  %9s  %s\n", "n", "grid", "nb", "ls_s",
                "peer_s", "ratio", "GFLOP/s", "residual", "status");
-        if (csv)
+        if (csv) {
+            ls_bench_csv_provenance(csv, argc, argv);
             fprintf(csv, "n,grid,nb,gpus,ls_s,peer,peer_s,tflops,residual\n");
+        }
     }
     for (int gi = 0; gi < o.ngrids; ++gi) {
         ls_grid *g = NULL;
@@ -472,11 +487,12 @@ int ls_bench_distributed(int argc, char **argv)
         ls_grid_destroy(g);
     }
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (csv)
-        fclose(csv);
+    rc = failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK;
+    if (rank == 0 && o.csv)
+        rc = ls_bench_sinks_commit("bench", 1, &sink, rc);
 out:
     if (!inited)
         MPI_Finalize();
-    return failed ? 1 : 0;
+    return rc;
 }
 #endif

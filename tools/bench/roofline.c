@@ -16,7 +16,11 @@
 #include <sys/stat.h>
 
 #include "bench_cases.h"
+#include "bench_output.h"
 #include "roofline_host.h"
+
+/* Largest orders of the sweep and of the methods: dense matrices. */
+#define RL_MAX_N 65536
 
 int ls_cmd_roofline(int argc, char **argv);
 
@@ -34,7 +38,14 @@ static void usage(FILE *f)
           "  --method-n N     size the methods run at (default 2048 on cuda, 128 else)\n"
           "  --repeat R       (default 3)\n"
           "  --dir DIR        where roofline_*.csv, roofline.gp, roofline.png go (default .)\n"
-          "  --format table|csv|json, -o FILE   the printed tables\n",
+          "  --format table|csv|json, -o FILE   the printed tables\n"
+          "  --verbose        add the source location to error messages\n"
+          "--n and --method-n are integers 1 .. 65536, --max-loop 1 .. 50000, --repeat\n"
+          "1 .. 1000. Every output file is checked before measuring and replaced only once\n"
+          "complete; the CSV files open with '# commit:' and '# command:' lines.\n"
+          "exit status: 0 every measurement ok; 1 bad option or value; 2 an output file\n"
+          "cannot be written (named; the old file is left as it was); 4 a measurement\n"
+          "failed; 5 the backend is unavailable\n",
           f);
 }
 
@@ -73,14 +84,17 @@ static int measure_intensity(ls_context *ctx, int device, const ls_perf_intensit
     return ls_host_intensity(in->prec, in->n, in->loop, r->repeat, t);
 }
 
-static void write_gp(const char *dir, int have_png, double bw, double peak, double ridge,
-                     const char *title)
+/* roofline.gp; 0 or LS_EIO with err naming the file. */
+static int write_gp(const char *dir, int have_png, double bw, double peak, double ridge,
+                    const char *title, char *err, size_t errlen)
 {
     char path[1024];
+    ls_bench_sink gp;
     snprintf(path, sizeof path, "%s/roofline.gp", dir);
-    FILE *g = fopen(path, "w");
-    if (!g)
-        return;
+    int st = ls_bench_sink_open(&gp, path, err, errlen);
+    if (st != 0)
+        return st;
+    FILE *g = gp.f;
     fprintf(g,
             "# Roofline: measured ceilings, seed 000's intensity sweep and the methods.\n"
             "# Run from this folder: gnuplot roofline.gp\n"
@@ -95,11 +109,12 @@ static void write_gp(const char *dir, int have_png, double bw, double peak, doub
             "bw = %.6g\npeak = %.6g\nridge = %.6g\n"
             "roof(x) = (x * bw < peak) ? x * bw : peak\n"
             "set arrow from ridge, graph 0 to ridge, graph 1 nohead dt 2\n"
+            "# skip 3: the commit and command lines, then the header\n"
             "plot [0.01:10000] roof(x) title sprintf('measured roof (ridge %%.2f flop/B)', ridge) lw 2, \\\n"
-            "     'roofline_sweep.csv' using 3:4 skip 1 with linespoints title 'intensity sweep', \\\n"
-            "     'roofline_methods.csv' using 5:6:1 skip 1 with labels point pt 7 offset 1,0.5 title 'methods'\n",
+            "     'roofline_sweep.csv' using 3:4 skip 3 with linespoints title 'intensity sweep', \\\n"
+            "     'roofline_methods.csv' using 5:6:1 skip 3 with labels point pt 7 offset 1,0.5 title 'methods'\n",
             have_png ? "pngcairo" : "svg", have_png ? "png" : "svg", title, bw, peak, ridge);
-    fclose(g);
+    return ls_bench_sink_commit(&gp, err, errlen);
 }
 
 static int parse(int argc, char **argv, rl_opts *r)
@@ -117,6 +132,10 @@ static int parse(int argc, char **argv, rl_opts *r)
             usage(stdout);
             return 1;
         }
+        if (!strcmp(a, "--verbose")) {
+            ls_bench_set_verbose();
+            continue;
+        }
         int bad = !v;
         if (bad)
             ;
@@ -125,15 +144,15 @@ static int parse(int argc, char **argv, rl_opts *r)
         else if (!strcmp(a, "--precision"))
             bad = ls_precision_parse(v, &r->prec) != 0;
         else if (!strcmp(a, "--n"))
-            bad = (r->n = atoi(v)) < 1;
+            bad = ls_bench_parse_int(v, 1, RL_MAX_N, &r->n) != 0;
         else if (!strcmp(a, "--max-loop"))
-            bad = (r->max_loop = atoi(v)) < 1;
+            bad = ls_bench_parse_int(v, 1, LOOPS[NLOOPS - 1], &r->max_loop) != 0;
         else if (!strcmp(a, "--method-n"))
-            bad = (r->method_n = atoi(v)) < 1;
+            bad = ls_bench_parse_int(v, 1, RL_MAX_N, &r->method_n) != 0;
         else if (!strcmp(a, "--methods"))
             bad = ls_bench_parse_method_list(v, &r->methods) != 0;
         else if (!strcmp(a, "--repeat"))
-            bad = (r->repeat = atoi(v)) < 1;
+            bad = ls_bench_parse_int(v, 1, 1000, &r->repeat) != 0;
         else if (!strcmp(a, "--dir"))
             r->dir = v;
         else if (!strcmp(a, "--format"))
@@ -143,8 +162,13 @@ static int parse(int argc, char **argv, rl_opts *r)
         else
             bad = 1;
         if (bad) {
-            fprintf(stderr, "linsolve roofline: bad or unknown option %s\n", a);
-            usage(stderr);
+            if (v)
+                fprintf(stderr, "linsolve roofline: bad value '%s' for %s (or unknown option)\n",
+                        v, a);
+            else
+                fprintf(stderr, "linsolve roofline: option %s needs a value (or is unknown)\n",
+                        a);
+            fputs("Try 'linsolve roofline --help' for more information.\n", stderr);
             return -1;
         }
         i++;
@@ -155,17 +179,38 @@ static int parse(int argc, char **argv, rl_opts *r)
 int ls_cmd_roofline(int argc, char **argv)
 {
     rl_opts r;
+    char err[LS_ERRLEN] = "", plain[LS_ERRLEN];
     int pr = parse(argc, argv, &r);
     if (pr)
-        return pr > 0 ? 0 : 2;
+        return pr > 0 ? LS_BENCH_EXIT_OK : LS_BENCH_EXIT_USAGE;
+    /* Every output checked, and open, before anything is measured. */
+    if (mkdir(r.dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "linsolve roofline: cannot create the folder %s: %s\n", r.dir,
+                strerror(errno));
+        return LS_BENCH_EXIT_WRITE;
+    }
+    char sweep_path[1024], meth_path[1024], gp_path[1024];
+    snprintf(sweep_path, sizeof sweep_path, "%s/roofline_sweep.csv", r.dir);
+    snprintf(meth_path, sizeof meth_path, "%s/roofline_methods.csv", r.dir);
+    snprintf(gp_path, sizeof gp_path, "%s/roofline.gp", r.dir);
+    if (ls_bench_sink_check(gp_path, err, sizeof err) != 0) {
+        fprintf(stderr, "linsolve roofline: %s\n", ls_bench_plain(err, plain, sizeof plain));
+        return LS_BENCH_EXIT_WRITE;
+    }
+    enum { TABLE, SWEEP, METH, NSINKS };
+    ls_bench_sink sink[NSINKS];
+    const char *paths[NSINKS] = {r.output ? r.output : "-", sweep_path, meth_path};
+    if (ls_bench_sinks_open("roofline", NSINKS, sink, paths) != 0)
+        return LS_BENCH_EXIT_WRITE;
     ls_context *ctx = NULL;
     int st = ls_context_create(&ctx, r.backend, 0);
     if (st != 0) {
-        fprintf(stderr, "linsolve roofline: %s\n", ctx ? ls_context_error(ctx) : ls_strerror(st));
+        fprintf(stderr, "linsolve roofline: %s\n",
+                ls_bench_plain(ctx ? ls_context_error(ctx) : ls_strerror(st), plain,
+                               sizeof plain));
         ls_context_destroy(ctx);
-        return 3;
+        return ls_bench_sinks_abort(NSINKS, sink, LS_BENCH_EXIT_UNAVAILABLE);
     }
-    char err[LS_ERRLEN] = "";
     ls_perf_device dev;
     int device = LS_BENCH_PERF_DEVICE(ctx, &dev, err, sizeof err) == 0;
     if (!r.n)
@@ -177,25 +222,13 @@ int ls_cmd_roofline(int argc, char **argv)
     if (!device)
         r.prec = LS_DOUBLE; /* the host kernels run in double */
 
-    if (mkdir(r.dir, 0777) != 0 && errno != EEXIST)
-        fprintf(stderr, "linsolve roofline: cannot create %s\n", r.dir);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/roofline_sweep.csv", r.dir);
-    FILE *sweep = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/roofline_methods.csv", r.dir);
-    FILE *meth = fopen(path, "w");
-    FILE *f = r.output ? fopen(r.output, "w") : stdout;
-    if (!sweep || !meth || !f) {
-        fprintf(stderr, "linsolve roofline: cannot write into %s\n", r.dir);
-        if (sweep) fclose(sweep);
-        if (meth) fclose(meth);
-        if (f && f != stdout) fclose(f);
-        ls_context_destroy(ctx);
-        return 3;
-    }
+    FILE *sweep = sink[SWEEP].f, *meth = sink[METH].f;
     ls_out o;
-    ls_out_open(&o, f, r.fmt);
+    ls_out_open(&o, sink[TABLE].f, r.fmt);
     ls_bench_machine_header(&o, ctx);
+    ls_bench_machine_command(&o, argc, argv);
+    ls_bench_csv_provenance(sweep, argc, argv);
+    ls_bench_csv_provenance(meth, argc, argv);
     if (!device)
         ls_out_note(&o, "backend %s has no measurement slot: ceilings and sweep are the host "
                         "CPU's, one core, double precision",
@@ -306,8 +339,8 @@ int ls_cmd_roofline(int argc, char **argv)
                     ls_backend_name(ls_context_backend(ctx)), ls_precision_name(r.prec), r.method_n,
                     inten, g, res.t_dev);
     }
-    fclose(sweep);
-    fclose(meth);
+    /* The CSV files in place before gnuplot reads them. */
+    int wrote = ls_bench_sinks_commit("roofline", 2, sink + SWEEP, 0);
 
     /* The plot: gnuplot as an external program, when it is there. */
     int have_gnuplot = system("command -v gnuplot >/dev/null 2>&1") == 0;
@@ -317,8 +350,14 @@ int ls_cmd_roofline(int argc, char **argv)
     for (char *p = title; *p; p++)
         if (*p == '\'')
             *p = ' ';
-    write_gp(r.dir, have_gnuplot, tc.gbps, tf.gflops, ridge, title);
-    if (have_gnuplot) {
+    if (wrote == 0 && write_gp(r.dir, have_gnuplot, tc.gbps, tf.gflops, ridge, title, err,
+                               sizeof err) != 0) {
+        fprintf(stderr, "linsolve roofline: %s\n", ls_bench_plain(err, plain, sizeof plain));
+        wrote = LS_BENCH_EXIT_WRITE;
+    }
+    if (wrote != 0) {
+        ls_out_note(&o, "the files in %s could not all be written: no plot", r.dir);
+    } else if (have_gnuplot) {
         char cmd[1200];
         snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot roofline.gp >/dev/null 2>&1", r.dir);
         if (system(cmd) != 0) {
@@ -339,8 +378,8 @@ int ls_cmd_roofline(int argc, char **argv)
                     r.dir);
     }
     ls_out_close(&o);
-    if (f != stdout)
-        fclose(f);
     ls_context_destroy(ctx);
-    return failed ? 1 : 0;
+    int rc = ls_bench_sinks_commit("roofline", 1, sink + TABLE,
+                                   failed ? LS_BENCH_EXIT_FAILED : LS_BENCH_EXIT_OK);
+    return wrote ? wrote : rc;
 }
