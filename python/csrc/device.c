@@ -9,6 +9,8 @@
 #include "lsx.h"
 
 #include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef int (*set_stream_fn)(ls_context *, void *);
@@ -20,6 +22,7 @@ typedef int (*sgetrs_fn)(char, int, int, const float *, int, const int *, float 
                          ls_context *);
 typedef int (*dgesv_fn)(int, int, double *, int, int *, double *, int, int *, ls_context *);
 typedef int (*sgesv_fn)(int, int, float *, int, int *, float *, int, int *, ls_context *);
+typedef int (*problem_fn)(ls_context *, const ls_options *, ls_problem *, ls_report *);
 
 static struct {
     int looked;
@@ -31,6 +34,7 @@ static struct {
     sgetrs_fn sgetrs;
     dgesv_fn dgesv;
     sgesv_fn sgesv;
+    problem_fn solve_problem; /* the planner's front door; NULL in a library without it */
 } api;
 
 /* POSIX's way to turn dlsym's void * into a function pointer. */
@@ -65,6 +69,7 @@ static void look_up(void)
     LSX_SYM(h, sgetrs, "ls_sgetrs_gpu");
     LSX_SYM(h, dgesv, "ls_dgesv_gpu");
     LSX_SYM(h, sgesv, "ls_sgesv_gpu");
+    LSX_SYM(h, solve_problem, "ls_solve_problem");
     /* h stays open: the library is in use for the life of the process. */
 }
 
@@ -74,6 +79,26 @@ PyObject *lsx_py_device_api(PyObject *self, PyObject *args)
     if (api.missing)
         return PyUnicode_FromString(api.missing);
     Py_RETURN_NONE;
+}
+
+int lsx_device_stream(ls_context *ctx, void *stream)
+{
+    look_up();
+    return api.set_stream ? api.set_stream(ctx, stream) : LS_EUNAVAIL;
+}
+
+int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_report *rep)
+{
+    look_up();
+    if (!api.solve_problem) {
+        memset(rep, 0, sizeof *rep);
+        rep->index = -1;
+        rep->residual = NAN;
+        snprintf(rep->message, sizeof rep->message,
+                 "this liblinsolve has no ls_solve_problem: rebuild it from this source");
+        return LS_EUNAVAIL;
+    }
+    return api.solve_problem(ctx, opt, p, rep);
 }
 
 typedef struct dev_job {

@@ -92,5 +92,11 @@ PyObject *lsx_py_info(PyObject *self, PyObject *args);
 PyObject *lsx_py_backend_of(PyObject *self, PyObject *arg);
 PyObject *lsx_py_device_api(PyObject *self, PyObject *args);
 PyObject *lsx_py_device_run(PyObject *self, PyObject *args);
+PyObject *lsx_py_device_solve(PyObject *self, PyObject *args);
+PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args);
+
+/* device.c: the library's routines looked up at run time (see there). */
+int lsx_device_stream(ls_context *ctx, void *stream);
+int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_report *rep);
 
 #endif

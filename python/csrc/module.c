@@ -53,6 +53,13 @@ static PyMethodDef methods[] = {
     {"device_run", lsx_py_device_run, METH_VARARGS,
      "device_run(op, dtype, device, stream, n, nrhs, count, a, a_bs, lda, ipiv, b, b_bs, ldb, "
      "info, trans) -> (status, index, message, where)"},
+    {"device_solve", lsx_py_device_solve, METH_VARARGS,
+     "device_solve(dtype, device, stream, stack, layout, n, nrhs, batch, a, lda, stride_a, b, "
+     "ldb, stride_b, info, policy, method, want_report) -> (status, index, t_total, gflops, "
+     "residual, message, report or None)"},
+    {"csr_solve_on", lsx_py_csr_solve_on, METH_VARARGS,
+     "csr_solve_on(backend, device, n, indptr, indices, data, b, nrhs, method, check) -> "
+     "(status, index, report)"},
     {"strerror", py_strerror, METH_O, "strerror(status) -> str"},
     {"status_name", py_status_name, METH_O, "status_name(status) -> str"},
     {"methods", py_methods, METH_NOARGS, "methods() -> [(name, description)]"},

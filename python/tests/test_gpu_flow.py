@@ -5,6 +5,7 @@ real run depends on: layouts, leading dimensions, batch strides, pivots,
 info, broadcasting and the result's shape; test_gpu.py checks the rest on
 a GPU."""
 import ctypes
+import time
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ def host(x):
 
 
 class FakeLibrary:
-    """The adapter interface of _gpu._Torch / _gpu._Cupy, on NumPy."""
+    """The adapter interface of _gpu_arrays._Torch / _Cupy, on NumPy."""
 
     name = "fake"
 
@@ -48,8 +49,20 @@ class FakeLibrary:
         out[...] = x
         return out
 
+    def is_colmajor(self, x):
+        return not x.flags.c_contiguous and x.swapaxes(-1, -2).flags.c_contiguous
+
+    def copy(self, x, shape, dt, row):
+        out = np.empty(shape, dt) if row else \
+            np.empty(shape[:-2] + (shape[-1], shape[-2]), dt).swapaxes(-1, -2)
+        out[...] = x
+        return out
+
     def ints(self, shape, dev):
         return np.zeros(shape, np.int32)
+
+    def int_buffer(self, count, like):
+        return np.full(count, -99, np.int32)  # the solve must write every entry
 
     def ptr(self, x):
         return x.__array_interface__["data"][0]
@@ -61,7 +74,7 @@ class FakeLibrary:
         return np.asarray(x)
 
     def cast(self, x, dt):
-        return x.astype(dt)
+        return x.astype(dt, copy=False)
 
     def unsqueeze(self, x):
         return x[..., None]
@@ -76,11 +89,83 @@ class FakeLibrary:
     def diag_zero(self, lu):
         return (np.diagonal(lu, axis1=-2, axis2=-1) == 0).reshape(-1, lu.shape[-1])
 
+    def norms(self, a, b):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.abs(a).sum(-1).max(-1), np.abs(b).max()
+
+    def worst_ratio(self, a, x, b, na):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            r = np.matmul(a, x) - b
+            return (np.abs(r).max((-2, -1)) / na / np.abs(x).max((-2, -1))).max()
+
+    def largest(self, x):
+        return np.max(x)
+
+    def read(self, scalars):
+        FakeLibrary.reads += 1
+        return [float(s) for s in scalars]
+
+    reads = 0
+
+    def all_finite(self, x):
+        return bool(np.isfinite(x).all())
+
+    def start_timer(self):
+        return [time.perf_counter()]
+
+    def stop_timer(self, e):
+        e.append(time.perf_counter())
+
+    def seconds(self, e):
+        return e[1] - e[0]
+
     def residual(self, a, x, b, eps):
         n = a.shape[-1]
-        r = b - a @ x
-        return _gpu._scaled(np.abs(r).max((-2, -1)),
-                            n * np.abs(a).sum(-1).max(-1) * np.abs(x).max((-2, -1)) * eps)
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = b - a @ x
+            return _gpu._scaled(np.abs(r).max((-2, -1)),
+                                n * np.abs(a).sum(-1).max(-1) * np.abs(x).max((-2, -1)) * eps)
+
+
+def _block(ptr, rows, cols, ld, row, ctype):
+    """A rows x cols matrix at ptr, row- or column-major with leading dimension ld."""
+    if row:
+        buf = (ctype * (ld * rows)).from_address(ptr)
+        return np.ctypeslib.as_array(buf).reshape(rows, ld)[:, :cols]
+    buf = (ctype * (ld * cols)).from_address(ptr)
+    return np.ctypeslib.as_array(buf).reshape(cols, ld).T[:rows]
+
+
+CALLS = []
+
+
+def fake_device_solve(fmt, dev, stream, stack, layout, n, nrhs, batch, a, lda, sa, b, ldb, sb,
+                      info, policy, method, want):
+    """The planner's contract for device memory, by NumPy on the pointers."""
+    CALLS.append(dict(stack=stack, layout=layout, policy=policy, batch=batch, method=method))
+    ct, es = (ctypes.c_double, 8) if fmt == "d" else (ctypes.c_float, 4)
+    assert ldb == (nrhs if layout else n) and lda == n and (info != 0) == bool(stack)
+    rep = dict(method="lu", backend="cuda", precision="double" if fmt == "d" else "single",
+               n=n, nrhs=nrhs, batch=batch, path="batched" if stack else "dense", why="test",
+               t_factor=0.0, t_solve=0.0)
+    if method not in ("auto", "lu") or (policy == 3 and (stack or layout or fmt != "d")):
+        return (_gpu._core.EUNSUPPORTED, -1, 0.0, 0.0, float("nan"), "no path", rep)
+    first, st = -1, 0
+    for i in range(batch if stack else 1):
+        A = _block(a + i * sa * es, n, n, lda, layout, ct)
+        B = _block(b + i * sb * es, n, nrhs, ldb, layout, ct)
+        with _quiet():
+            f = linsolve.lu_factor(A.copy(), backend="cpu", check_finite=False)
+        if stack:
+            ctypes.c_int.from_address(info + 4 * i).value = f.info
+        if f.info:
+            if first < 0:
+                first, st = i, int(f.info)
+            continue
+        with np.errstate(all="ignore"):
+            B[...] = np.linalg.solve(A.astype(np.float64), B.astype(np.float64))
+    return (st, first if stack else -1, 1e-3, 1.0, float("nan"), "singular" if st else "",
+            rep if (want or st) else None)
 
 
 def _column_major(ptr, rows, cols, ld, ctype):
@@ -128,6 +213,8 @@ def fake_device(monkeypatch):
     # results come back wrapped, as JAX arrays do through their converter
     monkeypatch.setattr(_gpu, "_adapter", lambda *xs: (FakeLibrary(), DeviceArray))
     monkeypatch.setattr(_gpu._core, "device_run", fake_device_run)
+    monkeypatch.setattr(_gpu._core, "device_solve", fake_device_solve)
+    CALLS.clear()
 
 
 @pytest.mark.parametrize("a_shape,b_shape", [
@@ -162,10 +249,129 @@ def test_solve_singular_and_precision(rng):
     x = host(x)
     assert x.dtype == np.float64 and rep.precision == "single"
     np.testing.assert_allclose(x, np.linalg.solve(g, np.ones(6)), rtol=1e-4)
-    with pytest.raises(ValueError, match="'lu'"):
+    # the method goes to the planner, which names what it cannot run
+    with pytest.raises(ValueError, match="no path"):
         linsolve.solve(DeviceArray(g), DeviceArray(np.ones(6)), method="gj1")
+    assert CALLS[-1]["method"] == "gj1"
     with pytest.raises(TypeError, match="host memory"):
         linsolve.solve(DeviceArray(g), np.ones(6))
+
+
+def _solve(a, b, **kw):
+    return _gpu.solve(DeviceArray(a), DeviceArray(b), **kw)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_stack_is_one_planner_call(rng, order):
+    a = np.asarray(rng.uniform(-1, 1, (6, 5, 5)) + 5 * np.eye(5), order=order)
+    if order == "F":  # each matrix column-major, as a Fortran-order stack of transposes
+        a = np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)
+    b = rng.uniform(-1, 1, (6, 5))
+    x, rep = _solve(a, b)
+    np.testing.assert_allclose(host(x), np.linalg.solve(a, b[..., None])[..., 0], rtol=1e-10)
+    assert len(CALLS) == 1 and CALLS[0]["stack"] == 1 and CALLS[0]["batch"] == 6
+    assert CALLS[0]["layout"] == (1 if order == "C" else 0)
+    assert rep.batch == 6 and "batched" in rep.note and rep.residual <= 30
+
+
+def test_stack_broadcast_and_views(rng):
+    a = rng.uniform(-1, 1, (3, 1, 4, 4)) + 4 * np.eye(4)
+    b = rng.uniform(-1, 1, (1, 2, 4, 3))
+    x = host(_solve(a, b)[0])
+    assert x.shape == (3, 2, 4, 3)
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-10)
+    big = rng.uniform(-1, 1, (8, 6, 6)) + 6 * np.eye(6)
+    view = big[::2, :, :]  # every other system: not contiguous
+    bv = rng.uniform(-1, 1, (8, 6, 2))[::2]
+    np.testing.assert_allclose(host(_solve(view, bv)[0]), np.linalg.solve(view, bv), rtol=1e-10)
+    assert [c["batch"] for c in CALLS] == [6, 4]
+
+
+def test_stack_singular_in_the_middle(rng):
+    a = np.broadcast_to(np.eye(4), (2, 3, 4, 4)).copy()
+    a[1, 1][:, 2] = 0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        _solve(a, np.ones((2, 3, 4)))
+    assert e.value.index == (1, 1) and e.value.column == 2
+
+
+def test_empty_and_order_one(rng):
+    x, rep = _solve(np.zeros((0, 3, 3)), np.zeros((0, 3)))
+    assert host(x).shape == (0, 3) and rep.batch == 0 and not CALLS
+    x, _ = _solve(np.full((5, 1, 1), 4.0), np.full((5, 1), 2.0))
+    np.testing.assert_allclose(host(x), np.full((5, 1), 0.5))
+    x, _ = _solve(np.zeros((3, 3)), np.zeros((3, 0)))
+    assert host(x).shape == (3, 0)
+
+
+def test_mixed_goes_to_the_planner(rng):
+    a = rng.uniform(-1, 1, (7, 7)) + 7 * np.eye(7)
+    b = rng.uniform(-1, 1, 7)
+    x, rep = _solve(a, b, precision="mixed")
+    assert host(x).dtype == np.float64
+    np.testing.assert_allclose(host(x), np.linalg.solve(a, b), rtol=1e-10)
+    assert CALLS[-1]["policy"] == 3 and CALLS[-1]["layout"] == 0
+    # a stack the planner cannot take mixed: its message, as a ValueError
+    with pytest.raises(ValueError, match="no path"):
+        _solve(np.stack([a, a]), np.stack([b, b]), precision="mixed")
+    with pytest.raises(ValueError, match="mixed"):
+        _solve(a, b, precision="quad")
+
+
+@pytest.mark.parametrize("where", ["a", "b"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_refused(rng, where, bad):
+    a = rng.uniform(-1, 1, (2, 5, 5)) + 5 * np.eye(5)
+    b = rng.uniform(-1, 1, (2, 5))
+    (a if where == "a" else b)[1, 2, ...] = bad
+    with pytest.raises(linsolve.NonFiniteError) as e:
+        _solve(a, b)
+    assert isinstance(e.value, ValueError)
+    # skipped by check_finite=False: the answer is what the solve made of it
+    with pytest.warns(linsolve.InaccurateWarning):
+        _solve(a, b, check_finite=False)
+
+
+def test_one_read_back_per_call(rng):
+    a = rng.uniform(-1, 1, (4, 6, 6)) + 6 * np.eye(6)
+    b = rng.uniform(-1, 1, (4, 6))
+    for kw, reads in (({}, 1), ({"check": "off"}, 1), ({"check": "off", "check_finite": False},
+                                                          0)):
+        FakeLibrary.reads = 0
+        _solve(a, b, want_report=False, **kw)
+        assert FakeLibrary.reads == reads, kw
+
+
+def test_overflowing_norm_is_not_non_finite():
+    a = np.diag([1e308, 1e308, 1.0])
+    a[0, 1] = 1e308  # the row sum overflows; every entry is finite
+    x, _ = _solve(a, np.array([1.0, 1.0, 1.0]), check="off")
+    assert np.isfinite(host(x)).all()
+
+
+def test_report_has_device_times(rng):
+    a = rng.uniform(-1, 1, (30, 30)) + 30 * np.eye(30)
+    _, rep = _solve(a, rng.uniform(-1, 1, 30))
+    assert rep.t_factor > 0 and rep.gflops > 0 and rep.t_total >= rep.t_factor
+    assert rep.flops == pytest.approx(2 * 30 ** 3 / 3 - 900 / 2 + 25 + 2 * 900 - 30)
+    assert "device time" in rep.message and "dense" in rep.note
+
+
+def test_inaccurate_answer_warns_or_raises(monkeypatch, rng):
+    a = rng.uniform(-1, 1, (5, 5)) + 5 * np.eye(5)
+    b = rng.uniform(-1, 1, 5)
+
+    def wrong(*args):
+        out = fake_device_solve(*args)
+        _block(args[11], 5, 1, args[12], args[4], ctypes.c_double)[...] += 1.0
+        return out
+
+    monkeypatch.setattr(_gpu._core, "device_solve", wrong)
+    with pytest.warns(linsolve.InaccurateWarning):
+        _solve(a, b)
+    with pytest.raises(linsolve.InaccurateError):
+        _solve(a, b, check="raise")
+    _solve(a, b, check="off")
 
 
 def test_lu_factor_and_solve(rng):

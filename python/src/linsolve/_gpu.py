@@ -1,29 +1,36 @@
-"""CUDA arrays: solved on their device with the library's device API.
+"""CUDA arrays: solved on their device through the library's planner.
 
 PyTorch and CuPy arrays are used directly; other CUDA arrays (JAX, Numba,
 anything with ``__dlpack__`` or ``__cuda_array_interface__``) are viewed
 through whichever of CuPy or PyTorch is installed, without a copy. The
-array library allocates the working copies (column-major, as LAPACK) and
-the result, and the solve is queued on its current stream; nothing goes
-through host memory but the per-system ``info`` flags that ``check``
-reads.
+array library allocates the working copies and the result (its caching
+allocator, no cudaMalloc per call); solve hands them to ls_solve_problem
+as one problem -- one system, or a whole stack as one strided batch --
+queued on the library's current stream. Finiteness and the scaled
+residual are computed on the device and come back as a few scalars in
+one transfer. cupyx.scipy.sparse matrices are solved sparse on their
+device's CUDA context. lu_factor and lu_solve call the MAGMA-shaped
+getrf/getrs routines system by system.
 """
+import math
 import time
 import warnings
 
 import numpy as np
 
 from . import _core
-from ._errors import (InaccurateWarning, SingularMatrixWarning, error_for,
+from ._errors import (InaccurateWarning, ShapeError, SingularMatrixWarning, error_for,
                       from_core)
+from ._gpu_arrays import _Cupy, _Torch, _module, _scaled  # noqa: F401 (_scaled: tests)
 from ._report import Report
 from ._shapes import broadcast_batch, check_matrix, solve_shapes, working_dtype
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
 
 
-def _module(x):
-    return type(x).__module__.split(".")[0]
+def is_device_sparse(x):
+    """Is x a cupyx.scipy.sparse matrix (CSR, CSC, COO, ... on a GPU)?"""
+    return _module(x) == "cupyx" and hasattr(x, "tocsr") and hasattr(x, "nnz")
 
 
 def is_device_array(x):
@@ -32,7 +39,7 @@ def is_device_array(x):
         return False
     if _module(x) == "torch":
         return bool(getattr(x, "is_cuda", False))
-    if _module(x) == "cupy":
+    if _module(x) == "cupy" or is_device_sparse(x):
         return True
     dev = getattr(x, "__dlpack_device__", None)
     if dev is not None:
@@ -46,157 +53,16 @@ def is_device_array(x):
         return False
 
 
-class _Torch:
-    name = "torch"
-
-    def __init__(self):
-        import torch
-        self.t = torch
-
-    def take(self, x):
-        if _module(x) == "torch":
-            return x
-        if hasattr(x, "__dlpack__"):
-            return self.t.from_dlpack(x)
-        return self.t.as_tensor(x, device="cuda")  # __cuda_array_interface__, no copy
-
-    def device(self, x):
-        return x.device.index if x.device.index is not None else self.t.cuda.current_device()
-
-    def dtype(self, x):
-        if x.is_complex():
-            return np.dtype(np.complex128)
-        try:
-            return np.dtype(str(x.dtype).replace("torch.", ""))
-        except TypeError:
-            raise TypeError(f"linsolve: array type {x.dtype} is unsupported (float32, float64, "
-                            "integers and booleans are)") from None
-
-    def tdtype(self, dt):
-        return self.t.float32 if dt == np.float32 else self.t.float64
-
-    def colmajor(self, x, batch, rows, cols, dt, dev):
-        out = self.t.empty(batch + (cols, rows), dtype=self.tdtype(dt),
-                           device=f"cuda:{dev}").transpose(-1, -2)
-        out.copy_(x)  # broadcasts and converts on the device
-        return out
-
-    def ints(self, shape, dev):
-        return self.t.zeros(shape, dtype=self.t.int32, device=f"cuda:{dev}")
-
-    def ptr(self, x):
-        return x.data_ptr()
-
-    def stream(self, dev):
-        return self.t.cuda.current_stream(dev).cuda_stream
-
-    def host(self, x):
-        return x.cpu().numpy()
-
-    def cast(self, x, dt):
-        return x.to(self.tdtype(dt))
-
-    def unsqueeze(self, x):
-        return x.unsqueeze(-1)
-
-    def reshape(self, x, shape):
-        return x.reshape(shape)
-
-    def pivots1(self, piv, batch, n, count):
-        p = (piv.to(self.t.int32) + 1).broadcast_to(batch + (n,))
-        return p.reshape(max(count, 1), n).contiguous()
-
-    def diag_zero(self, lu):
-        return self.host((self.t.diagonal(lu, dim1=-2, dim2=-1) == 0).reshape(-1, lu.shape[-1]))
-
-    def residual(self, a, x, b, eps):
-        n = a.shape[-1]
-        r = b - a @ x
-        na = a.abs().sum(-1).amax(-1)
-        nx = x.abs().amax((-2, -1))
-        nr = r.abs().amax((-2, -1))
-        return _scaled(self.host(nr), self.host(n * na * nx * eps))
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self):
-        import cupy
-        self.cp = cupy
-
-    def take(self, x):
-        if _module(x) == "cupy":
-            return x
-        if hasattr(x, "__dlpack__"):
-            return self.cp.from_dlpack(x)
-        return self.cp.asarray(x)  # __cuda_array_interface__, no copy
-
-    def device(self, x):
-        return x.device.id
-
-    def dtype(self, x):
-        return np.dtype(x.dtype)
-
-    def colmajor(self, x, batch, rows, cols, dt, dev):
-        with self.cp.cuda.Device(dev):
-            out = self.cp.empty(batch + (cols, rows), dtype=dt).swapaxes(-1, -2)
-            out[...] = x
-        return out
-
-    def ints(self, shape, dev):
-        with self.cp.cuda.Device(dev):
-            return self.cp.zeros(shape, dtype=np.int32)
-
-    def ptr(self, x):
-        return x.data.ptr
-
-    def stream(self, dev):
-        with self.cp.cuda.Device(dev):
-            return self.cp.cuda.get_current_stream().ptr
-
-    def host(self, x):
-        return self.cp.asnumpy(x)
-
-    def cast(self, x, dt):
-        return x.astype(dt)
-
-    def unsqueeze(self, x):
-        return x[..., None]
-
-    def reshape(self, x, shape):
-        return x.reshape(shape)
-
-    def pivots1(self, piv, batch, n, count):
-        p = self.cp.broadcast_to(piv.astype(np.int32) + 1, batch + (n,))
-        return self.cp.ascontiguousarray(p.reshape(max(count, 1), n))
-
-    def diag_zero(self, lu):
-        d = self.cp.diagonal(lu, axis1=-2, axis2=-1)
-        return self.host((d == 0).reshape(-1, lu.shape[-1]))
-
-    def residual(self, a, x, b, eps):
-        cp = self.cp
-        n = a.shape[-1]
-        r = b - cp.matmul(a, x)
-        na = cp.abs(a).sum(-1).max(-1)
-        nx = cp.abs(x).max((-2, -1))
-        nr = cp.abs(r).max((-2, -1))
-        return _scaled(self.host(nr), self.host(n * na * nx * eps))
-
-
-def _scaled(num, den):
-    """num / den, where a zero denominator means 0 for a zero residual and
-    inf otherwise (x = 0 solves b = 0 exactly)."""
-    num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / den
-    return np.where(den > 0, r, np.where(num == 0, 0.0, np.inf))
+_cuda_ready = False
 
 
 def _require_cuda():
     """A clear RuntimeError, before any array library is touched, when this
-    liblinsolve has no device API or this machine no CUDA device."""
+    liblinsolve has no device API or this machine no CUDA device. Once it
+    has passed, it is not asked again (it is a per-call cost)."""
+    global _cuda_ready
+    if _cuda_ready:
+        return
     missing = _core.device_api()
     if missing:
         raise error_for(_core.EUNAVAIL, "CUDA arrays need liblinsolve's device API, and this "
@@ -205,22 +71,34 @@ def _require_cuda():
         _core.backend_of("cuda")
     except _core.Error as e:
         raise from_core(e) from None
+    _cuda_ready = True
+
+
+_adapters = {}
+
+
+def _make(cls):
+    """One adapter per array library for the process (made on first use)."""
+    fw = _adapters.get(cls)
+    if fw is None:
+        fw = _adapters[cls] = cls()
+    return fw
 
 
 def _adapter(*xs):
     """The array library to work with, and how to give results back."""
     for x in xs:
         if _module(x) == "torch" and is_device_array(x):
-            return _Torch(), None
+            return _make(_Torch), None
         if _module(x) == "cupy":
-            return _Cupy(), None
+            return _make(_Cupy), None
     back = None
     if any(_module(x) in ("jax", "jaxlib") for x in xs):
         import jax.numpy as jnp
         back = jnp.from_dlpack
     for cls in (_Cupy, _Torch):
         try:
-            return cls(), back
+            return _make(cls), back
         except ImportError:
             continue
     raise TypeError("linsolve: CUDA arrays other than PyTorch's and CuPy's need CuPy or "
@@ -263,57 +141,198 @@ def _first_singular(infos, batch):
     return int(infos.flat[i]), (tuple(int(v) for v in np.unravel_index(i, batch)) if batch else None)
 
 
-def _prec_dtype(precision, dtype):
+# ls_policy (linsolve.h): how the planner picks the working precision.
+_POLICY_AUTO, _POLICY_MIXED = 0, 3
+
+
+def _policy(precision, dtype):
+    """(working dtype of the copies, ls_policy) for precision=."""
     if precision is None:
-        return dtype
-    if precision in ("single", np.float32):
-        return np.dtype(np.float32)
-    if precision in ("double", np.float64):
-        return np.dtype(np.float64)
-    raise ValueError(f"precision must be None, 'single' or 'double', not {precision!r}")
+        return dtype, _POLICY_AUTO
+    if isinstance(precision, str) and precision == "mixed":
+        return np.dtype(np.float64), _POLICY_MIXED
+    if isinstance(precision, str) and precision in ("single", "double"):
+        return np.dtype(np.float32 if precision == "single" else np.float64), _POLICY_AUTO
+    try:
+        dt = np.dtype(precision)
+    except TypeError:
+        dt = None
+    if dt in (np.float32, np.float64):
+        return dt, _POLICY_AUTO
+    raise ValueError("precision must be None, 'single', 'double' or 'mixed', not "
+                     f"{precision!r}")
 
 
-def solve(a, b, *, method="auto", precision=None, check="warn"):
-    if method not in ("auto", "lu"):
-        raise ValueError(f"method {method!r}: CUDA arrays are solved with 'lu' (getrf + getrs "
-                         "on the device); pass NumPy arrays for the other methods")
+def _flat_index(flat, batch):
+    if flat is None or flat < 0 or not batch:
+        return None
+    return tuple(int(v) for v in np.unravel_index(flat, batch))
+
+
+def _finite_or_raise(fw, fa, fb, a, b):
+    """fa, fb: the norms read back. A norm that is not finite means NaN or
+    Inf in the data, or a row sum that overflowed: the exact test tells."""
+    if math.isfinite(fa) and math.isfinite(fb):
+        return
+    for name, x, f in (("a", a, fa), ("b", b, fb)):
+        if not math.isfinite(f) and not fw.all_finite(x):
+            raise error_for(_core.ENONFINITE, f"{name} holds NaN or Inf")
+
+
+def _report(fw, rd, timer, t0, flops, residual, index):
+    """The planner's report, with the device time measured by CUDA events
+    on the caller's stream when the planner gives no split of its own."""
+    rd = dict(rd)
+    rd.setdefault("note", rd.get("why", ""))
+    if rd.get("path"):
+        rd["note"] = f"path {rd['path']}: {rd.get('why', '')}"
+    if timer is not None and not (rd.get("t_factor", 0) + rd.get("t_solve", 0) > 0):
+        dt = fw.seconds(timer)
+        rd["t_factor"], rd["t_solve"] = dt, 0.0
+        rd["gflops"] = flops / dt * 1e-9 if dt > 0 else 0.0
+        done = rd.get("message") or "solved on the device"
+        rd["message"] = (f"{done}; device time {dt * 1e3:.3g} ms for factorization and "
+                         "substitution together (CUDA events on the stream), in t_factor")
+    rd["flops"] = rd.get("flops") or flops
+    rd["residual"] = residual
+    rd["t_total"] = time.perf_counter() - t0
+    return Report._from_core(rd, index)
+
+
+def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
+    shape = batch + ((n,) if vector else (n, k))
+    x = fw.ints(shape, dev)
+    x = fw.cast(x, dtype)
+    rep = Report(method="lu", backend="cuda", device=f"cuda:{dev}", n=n, nrhs=k,
+                 batch=int(np.prod(batch, dtype=np.int64)) if batch else 1, residual=0.0,
+                 precision="single" if dtype == np.float32 else "double",
+                 message="nothing to solve (an empty stack or matrix)",
+                 t_total=time.perf_counter() - t0)
+    return (back(x) if back else x), rep
+
+
+def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=True,
+          want_report=True):
+    """solve / solve_ex on CUDA arrays: one call of the library's planner
+    (ls_solve_problem) on working copies, queued on the caller's stream;
+    finiteness and the scaled residual checked on the device and read back
+    in one transfer."""
     t0 = time.perf_counter()
+    if is_device_sparse(a):
+        return _sparse_solve(a, b, method, precision, check, t0)
     _require_cuda()
     fw, back = _adapter(a, b)
     (a, b), dev = _take_all(fw, (("a", a), ("b", b)))
     dtype = working_dtype("solve", fw.dtype(a), fw.dtype(b))
-    wdt = _prec_dtype(precision, dtype)
+    wdt, policy = _policy(precision, dtype)
     batch, n, k, vector = solve_shapes("solve", tuple(a.shape), tuple(b.shape))
+    count = int(np.prod(batch, dtype=np.int64)) if batch else 1
+    if count == 0 or n == 0 or k == 0:
+        return _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0)
     bk = fw.unsqueeze(b) if vector else b
-    wa = fw.colmajor(a, batch, n, n, wdt, dev)
-    wb = fw.colmajor(bk, batch, n, k, wdt, dev)
-    count = int(np.prod(batch, dtype=np.int64))
-    ipiv, info = fw.ints((max(count, 1), max(n, 1)), dev), fw.ints((max(count, 1),), dev)
-    _run("gesv", fw, wdt, dev, n, k, count, wa, ipiv, wb, info, batch=batch)
-    rep = dict(method="lu", backend="cuda", precision="single" if wdt == np.float32 else "double",
-               device=f"cuda:{dev}", n=n, nrhs=k, batch=count,
-               flops=count * (2 * n ** 3 / 3 - n * n / 2 + 5 * n / 6 + k * (2 * n * n - n)),
-               message="solved on the device")
-    if check != "off" and count and n and k:
-        bad = _first_singular(fw.host(info)[:count], batch)
-        if bad:
-            raise error_for(bad[0], "", bad[1])
-        # On the device too, from the caller's a and b (broadcasting matmul).
-        res = fw.residual(fw.cast(a, wdt), wb, fw.cast(bk, wdt), float(np.finfo(wdt).eps))
-        rep["residual"] = float(np.max(res)) if np.size(res) else 0.0
-        if not rep["residual"] <= 30:
-            rep["status"] = _core.INACCURATE
-            rep["status_name"] = _core.status_name(_core.INACCURATE)
-            rep["message"] = (f"scaled residual {rep['residual']:.3g} exceeds 30: the answer "
-                              "is not accurate")
-            if check == "raise":
-                raise error_for(_core.INACCURATE, rep["message"], None, Report(**rep))
-            warnings.warn(f"linsolve.solve: {rep['message']}", InaccurateWarning, stacklevel=4)
-    rep["t_total"] = time.perf_counter() - t0
+    stack = bool(batch)
+    # Row-major (C order) copies are plain copies of C-order arrays; the
+    # planner solves them as such (A^T's LU with a transposed solve).
+    # Mixed precision and one system with several right-hand sides take
+    # column-major copies, the storage those paths work on.
+    row = policy != _POLICY_MIXED and (stack or k == 1) and not fw.is_colmajor(a)
+    aw, bw = fw.cast(a, wdt), fw.cast(bk, wdt)  # no copy when the dtype is right
+    checking = check != "off"
+    na = fb = None
+    if check_finite or checking:  # queued before the solve, read after it
+        na, fb = fw.norms(aw, bw)
+    wa = fw.copy(a, batch + (n, n), wdt, row)
+    wb = fw.copy(bk, batch + (n, k), wdt, row)
+    info = fw.int_buffer(count, wa) if stack else None
+    timer = fw.start_timer() if want_report else None
+    try:
+        st, flat, t_lib, gflops, lib_res, message, rd = _core.device_solve(
+            "d" if wdt == np.float64 else "f", dev, fw.stream(dev), int(stack), int(row), n, k,
+            count, fw.ptr(wa), n, n * n, fw.ptr(wb), k if row else n, n * k,
+            fw.ptr(info) if stack else 0, policy, method, bool(want_report))
+    except _core.Error as e:
+        raise from_core(e) from None
+    if timer is not None:
+        fw.stop_timer(timer)
+    index = _flat_index(flat, batch)
+    if st:
+        if check_finite:  # NaN input is named as such, not as what it led to
+            fa, fbv = fw.read([fw.largest(na), fb])
+            _finite_or_raise(fw, fa, fbv, aw, bw)
+        raise error_for(st, message, index, Report._from_core(rd, index) if rd else None)
+    eps = float(np.finfo(wdt).eps)
+    mixed_res = policy == _POLICY_MIXED and math.isfinite(lib_res)
+    scalars = [fw.largest(na), fb] if check_finite else []
+    if checking and not mixed_res:
+        scalars.append(fw.worst_ratio(aw, wb, bw, na))
+    vals = fw.read(scalars) if scalars else []  # the one wait for the device
+    if check_finite:
+        _finite_or_raise(fw, vals[0], vals[1], aw, bw)
+    residual = float("nan")
+    if checking:
+        if mixed_res:
+            residual = lib_res
+        else:
+            residual = vals[-1] / (n * eps)
+            if math.isnan(residual):  # 0/0 (x = 0) or a non-finite x: per system, exactly
+                res = fw.residual(aw, wb, bw, eps)
+                residual = float(np.max(res)) if np.size(res) else 0.0
+    flops = count * (2 * n ** 3 / 3 - n * n / 2 + 5 * n / 6 + k * (2 * n * n - n))
+    rep = _report(fw, rd, timer, t0, flops, residual, index) if want_report else None
+    if checking and not residual <= 30:
+        text = f"scaled residual {residual:.3g} exceeds 30: the answer is not accurate"
+        if check == "raise":
+            raise error_for(_core.INACCURATE, text, None, rep)
+        warnings.warn(f"linsolve.solve: {text}", InaccurateWarning, stacklevel=4)
     x = wb[..., 0] if vector else wb
     if wdt != dtype:
         x = fw.cast(x, dtype)
-    return (back(x) if back else x), Report(**rep)
+    return (back(x) if back else x), rep
+
+
+def _sparse_solve(a, b, method, precision, check, t0):
+    """A cupyx.scipy.sparse matrix, solved sparse: its CSR copied to the
+    host (int64 indices, FP64 values) and given to the planner on the CUDA
+    context of its device, which runs cuDSS's sparse LU there (or a Krylov
+    method, by method=); b and the answer are CuPy arrays."""
+    import cupy
+    if precision not in (None, "double", np.float64):
+        raise ValueError("sparse matrices are solved in FP64 (precision None or 'double')")
+    if len(a.shape) != 2 or a.shape[0] != a.shape[1]:
+        raise ShapeError(f"solve: sparse a is {a.shape[0]} x {a.shape[1]}: not square")
+    n = a.shape[0]
+    if _module(b) != "cupy" and not is_device_array(b):
+        raise TypeError("linsolve: b is in host memory but a is a CuPy sparse matrix: put "
+                        "both on the same device")
+    b = cupy.asarray(b)
+    dtype = working_dtype("solve", np.dtype(a.dtype), np.dtype(b.dtype))
+    if b.ndim not in (1, 2) or b.shape[0] != n:
+        raise ShapeError(f"solve: b of shape {tuple(b.shape)} does not fit sparse a of order {n}")
+    csr = a.tocsr()
+    if not csr.has_canonical_format:  # duplicates summed, indices sorted, on a copy
+        csr = csr.copy()
+        csr.sum_duplicates()
+    dev = csr.data.device.id
+    indptr = np.ascontiguousarray(cupy.asnumpy(csr.indptr), dtype=np.int64)
+    indices = np.ascontiguousarray(cupy.asnumpy(csr.indices), dtype=np.int64)
+    data = np.ascontiguousarray(cupy.asnumpy(csr.data), dtype=np.float64)
+    k = 1 if b.ndim == 1 else b.shape[1]
+    # column-major n x k: the rows of a C-order k x n block
+    bx = np.ascontiguousarray(cupy.asnumpy(b).reshape(n, k).T, dtype=np.float64)
+    try:
+        st, flat, rd = _core.csr_solve_on("cuda", dev, n, indptr, indices, data, bx, k, method,
+                                          check != "off")
+    except _core.Error as e:
+        raise from_core(e) from None
+    rep = Report._from_core(dict(rd, t_total=time.perf_counter() - t0,
+                                 note=f"path {rd.get('path', '')}: {rd.get('why', '')}"))
+    if st == _core.INACCURATE and check == "warn":
+        warnings.warn(f"linsolve.solve: {rep.message}", InaccurateWarning, stacklevel=4)
+    elif st:
+        raise error_for(st, rep.message, None, rep)
+    with cupy.cuda.Device(dev):
+        x = cupy.asarray(bx.T if b.ndim == 2 else bx[0]).astype(dtype, copy=False)
+    return x, rep
 
 
 def lu_factor(a, *, check_finite=True):

@@ -1,0 +1,198 @@
+/* The planner's front door (ls_solve_problem) for the Python package's
+ * device work: dense systems and strided stacks in memory that PyTorch,
+ * CuPy or another CUDA array library allocated, queued on that library's
+ * stream; and sparse (CSR) systems in host memory solved on a chosen
+ * backend (a CUDA context runs cuDSS or the Krylov solvers there).
+ * ls_solve_problem is looked up at run time (device.c), so a liblinsolve
+ * without it still loads the module and says what is missing. */
+#include "lsx.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ls_problem_init's defaults, set here: the module links only what every
+ * liblinsolve exports and finds the front door at run time. */
+static void problem_init(ls_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->shape = LS_SHAPE_DENSE;
+    p->dtype = LS_FLOAT64;
+    p->memory = LS_MEMORY_HOST;
+    p->layout = LS_COL_MAJOR;
+    p->batch = 1;
+    p->policy = LS_POLICY_AUTO;
+}
+
+/* The report as a dict (lsx_summary_dict's keys, plus the planner's path,
+ * why and the number of systems). */
+static PyObject *report_dict(const ls_report *rep, int status)
+{
+    lsx_summary s;
+    lsx_summary_init(&s);
+    lsx_summary_add(&s, rep, status, (Py_ssize_t)rep->index);
+    s.batch = (Py_ssize_t)rep->batch;
+    s.index = (Py_ssize_t)rep->index;
+    PyObject *d = lsx_summary_dict(&s);
+    lsx_summary_free(&s);
+    if (!d)
+        return NULL;
+    PyObject *path = PyUnicode_DecodeUTF8(rep->path, strlen(rep->path), "replace");
+    PyObject *why = PyUnicode_DecodeUTF8(rep->why, strlen(rep->why), "replace");
+    int bad = !path || !why || PyDict_SetItemString(d, "path", path) ||
+              PyDict_SetItemString(d, "why", why);
+    Py_XDECREF(path);
+    Py_XDECREF(why);
+    if (bad) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* device_solve(dtype, device, stream, stack, layout, n, nrhs, batch, a, lda, stride_a, b, ldb,
+ *              stride_b, info, policy, method, want_report)
+ *   -> (status, index, t_total, gflops, residual, message, report or None)
+ * a, b and info are device addresses of `device`; b holds X on return.
+ * info (batch ints, or 0) receives each system's LAPACK info. The report
+ * dict is built only when asked or on failure: it costs more than a
+ * small solve's overhead budget. */
+PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
+{
+    const char *fmt, *method;
+    int device, stack, layout, n, nrhs, lda, ldb, policy, want;
+    Py_ssize_t batch;
+    unsigned long long stream, a, b, info;
+    long long stride_a, stride_b;
+    if (!PyArg_ParseTuple(args, "siKiiiinKiLKiLKizp", &fmt, &device, &stream, &stack, &layout, &n,
+                          &nrhs, &batch, &a, &lda, &stride_a, &b, &ldb, &stride_b, &info,
+                          &policy, &method, &want))
+        return NULL;
+    if ((fmt[0] != 'd' && fmt[0] != 'f') || fmt[1] || batch < 0 || batch > INT_MAX ||
+        policy < LS_POLICY_AUTO || policy > LS_POLICY_MIXED) {
+        PyErr_Format(PyExc_ValueError, "device_solve: bad dtype '%s', batch %zd or policy %d",
+                     fmt, batch, policy);
+        return NULL;
+    }
+    lsx_ctx *c = lsx_context_get(LS_BACKEND_CUDA, device);
+    if (!c)
+        return NULL;
+    ls_problem p;
+    problem_init(&p);
+    p.shape = stack ? LS_SHAPE_STACK : LS_SHAPE_DENSE;
+    p.dtype = fmt[0] == 'd' ? LS_FLOAT64 : LS_FLOAT32;
+    p.memory = LS_MEMORY_DEVICE;
+    p.layout = layout ? LS_ROW_MAJOR : LS_COL_MAJOR;
+    p.n = n;
+    p.nrhs = nrhs;
+    p.batch = stack ? (int)batch : 1;
+    p.A = (void *)(uintptr_t)a;
+    p.lda = lda;
+    p.strideA = stride_a;
+    p.B = (void *)(uintptr_t)b;
+    p.ldb = ldb;
+    p.strideB = stride_b;
+    p.info = (int *)(uintptr_t)info;
+    p.policy = (ls_policy)policy;
+    p.method = method;
+    ls_options opt;
+    ls_options_init(&opt);
+    /* The caller checks on the device with its array library, reading one
+     * scalar back: the planner's host-side check is for host memory. */
+    opt.check = 0;
+    opt.refine = 0;
+    ls_report rep;
+    int st;
+    /* Stream handle 0 is the legacy default stream (cudaStreamLegacy, 1)
+     * for the array libraries; NULL would mean the context's own stream. */
+    void *s = (void *)(uintptr_t)(stream ? stream : 1);
+    Py_BEGIN_ALLOW_THREADS
+    lsx_context_lock(c);
+    st = lsx_device_stream(c->ctx, s);
+    if (st) {
+        memset(&rep, 0, sizeof rep);
+        rep.index = -1;
+        rep.residual = NAN;
+        snprintf(rep.message, sizeof rep.message, "%s", ls_context_error(c->ctx));
+    } else
+        st = lsx_solve_problem(c->ctx, &opt, &p, &rep);
+    /* Later calls must not find a stream of the caller's that may be gone. */
+    lsx_device_stream(c->ctx, NULL);
+    lsx_context_unlock(c);
+    Py_END_ALLOW_THREADS
+    PyObject *d = Py_None;
+    if (want || st) {
+        d = report_dict(&rep, st);
+        if (!d) {
+            ls_report_clear(&rep);
+            return NULL;
+        }
+    } else
+        Py_INCREF(d);
+    PyObject *out = Py_BuildValue("(iLdddNN)", st, (long long)rep.index, rep.t_total, rep.gflops,
+                                  rep.residual,
+                                  PyUnicode_DecodeUTF8(rep.message, strlen(rep.message), "replace"),
+                                  d);
+    ls_report_clear(&rep);
+    return out;
+}
+
+/* csr_solve_on(backend, device, n, indptr, indices, data, b, nrhs, method, check)
+ *   -> (status, index, report)
+ * A sparse system in host memory (int64 indptr and indices, float64 data,
+ * each C-contiguous) solved through the planner on the named backend's
+ * context; b is a writable column-major float64 n x nrhs block that holds
+ * X on return. */
+PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args)
+{
+    PyObject *backend;
+    const char *method;
+    int device, n, nrhs, check;
+    Py_buffer ptr, idx, val, b;
+    if (!PyArg_ParseTuple(args, "Oiiy*y*y*w*izp", &backend, &device, &n, &ptr, &idx, &val, &b,
+                          &nrhs, &method, &check))
+        return NULL;
+    PyObject *out = NULL;
+    ls_backend_kind kind;
+    Py_ssize_t nnz = val.len / (Py_ssize_t)sizeof(double);
+    if (n < 0 || nrhs < 0 || ptr.len != (Py_ssize_t)sizeof(int64_t) * ((Py_ssize_t)n + 1) ||
+        idx.len != (Py_ssize_t)sizeof(int64_t) * nnz ||
+        b.len != (Py_ssize_t)sizeof(double) * n * nrhs) {
+        PyErr_SetString(PyExc_ValueError, "csr_solve_on: array sizes do not fit n, nnz, nrhs");
+        goto done;
+    }
+    if (lsx_parse_backend(backend, &kind))
+        goto done;
+    lsx_ctx *c = lsx_context_get(kind, device);
+    if (!c)
+        goto done;
+    ls_csr csr = {n, n, (int64_t)nnz, (int64_t *)ptr.buf, (int64_t *)idx.buf, (double *)val.buf};
+    ls_problem p;
+    problem_init(&p);
+    p.shape = LS_SHAPE_CSR;
+    p.n = n;
+    p.nrhs = nrhs;
+    p.B = b.buf;
+    p.ldb = n > 1 ? n : 1;
+    p.csr = &csr;
+    p.method = method;
+    ls_options opt;
+    ls_options_init(&opt);
+    opt.check = check;
+    ls_report rep;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    lsx_context_lock(c);
+    st = lsx_solve_problem(c->ctx, &opt, &p, &rep);
+    lsx_context_unlock(c);
+    Py_END_ALLOW_THREADS
+    PyObject *d = report_dict(&rep, st);
+    if (d)
+        out = Py_BuildValue("(iLN)", st, (long long)rep.index, d);
+    ls_report_clear(&rep);
+done:
+    PyBuffer_Release(&ptr);
+    PyBuffer_Release(&idx);
+    PyBuffer_Release(&val);
+    PyBuffer_Release(&b);
+    return out;
+}

@@ -1,0 +1,277 @@
+"""The array libraries behind the device path: PyTorch and CuPy, each as
+an adapter with one interface (working copies from the library's caching
+allocator, its current stream, device-side norms and residuals, events),
+so that _gpu.py speaks to either the same way."""
+import numpy as np
+
+
+def _module(x):
+    return type(x).__module__.split(".")[0]
+
+
+class _Torch:
+    name = "torch"
+
+    def __init__(self):
+        import torch
+        self.t = torch
+        self._np = {torch.float64: np.dtype(np.float64), torch.float32: np.dtype(np.float32),
+                    torch.float16: np.dtype(np.float16), torch.bool: np.dtype(bool),
+                    torch.int8: np.dtype(np.int8), torch.uint8: np.dtype(np.uint8),
+                    torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32),
+                    torch.int64: np.dtype(np.int64)}
+
+    def take(self, x):
+        if _module(x) == "torch":
+            return x
+        if hasattr(x, "__dlpack__"):
+            return self.t.from_dlpack(x)
+        return self.t.as_tensor(x, device="cuda")  # __cuda_array_interface__, no copy
+
+    def device(self, x):
+        return x.device.index if x.device.index is not None else self.t.cuda.current_device()
+
+    def dtype(self, x):
+        dt = self._np.get(x.dtype)
+        if dt is not None:
+            return dt
+        if x.is_complex():
+            return np.dtype(np.complex128)
+        raise TypeError(f"linsolve: array type {x.dtype} is unsupported (float32, float64, "
+                        "integers and booleans are)")
+
+    def tdtype(self, dt):
+        return self.t.float32 if dt == np.float32 else self.t.float64
+
+    def colmajor(self, x, batch, rows, cols, dt, dev):
+        out = self.t.empty(batch + (cols, rows), dtype=self.tdtype(dt),
+                           device=f"cuda:{dev}").transpose(-1, -2)
+        out.copy_(x)  # broadcasts and converts on the device
+        return out
+
+    def is_colmajor(self, x):
+        """Matrices stored column by column (Fortran order), not row by row."""
+        return not x.is_contiguous() and x.mT.is_contiguous()
+
+    def copy(self, x, shape, dt, row):
+        """A working copy of shape, row- or column-major matrices, from the
+        caller's caching allocator; a plain clone when nothing changes."""
+        tdt = self.tdtype(dt)
+        if row:
+            if x.dtype == tdt and tuple(x.shape) == shape and x.is_contiguous():
+                return x.clone()
+            out = self.t.empty(shape, dtype=tdt, device=x.device)
+        else:
+            out = self.t.empty(shape[:-2] + (shape[-1], shape[-2]), dtype=tdt,
+                               device=x.device).mT
+        out.copy_(x)  # broadcasts and converts on the device
+        return out
+
+    def ints(self, shape, dev):
+        return self.t.zeros(shape, dtype=self.t.int32, device=f"cuda:{dev}")
+
+    def int_buffer(self, count, like):
+        return self.t.empty((count,), dtype=self.t.int32, device=like.device)
+
+    def ptr(self, x):
+        return x.data_ptr()
+
+    def stream(self, dev):
+        return self.t.cuda.current_stream(dev).cuda_stream
+
+    def host(self, x):
+        return x.cpu().numpy()
+
+    def cast(self, x, dt):
+        return x.to(self.tdtype(dt))
+
+    def unsqueeze(self, x):
+        return x.unsqueeze(-1)
+
+    def reshape(self, x, shape):
+        return x.reshape(shape)
+
+    def pivots1(self, piv, batch, n, count):
+        p = (piv.to(self.t.int32) + 1).broadcast_to(batch + (n,))
+        return p.reshape(max(count, 1), n).contiguous()
+
+    def diag_zero(self, lu):
+        return self.host((self.t.diagonal(lu, dim1=-2, dim2=-1) == 0).reshape(-1, lu.shape[-1]))
+
+    def norms(self, a, b):
+        """||A_i||inf per system, and max|b| (NaN and Inf show in both)."""
+        la = self.t.linalg
+        return la.matrix_norm(a, ord=float("inf")), la.vector_norm(b, ord=float("inf"))
+
+    def worst_ratio(self, a, x, b, na):
+        """max_i ||b_i - A_i x_i||inf / (||A_i||inf ||x_i||inf), queued."""
+        t = self.t
+        if a.ndim == 2 and b.ndim == 2:
+            r = t.addmm(b, a, x, alpha=-1)
+        elif a.ndim == 3 and a.shape[0] == x.shape[0] and b.shape == x.shape:
+            r = t.baddbmm(b, a, x, alpha=-1)
+        else:
+            r = t.matmul(a, x).sub_(b)
+        inf = float("inf")
+        nr = t.linalg.vector_norm(r, ord=inf, dim=(-2, -1))
+        nx = t.linalg.vector_norm(x, ord=inf, dim=(-2, -1))
+        return nr.div_(na).div_(nx).amax()
+
+    def largest(self, x):
+        return x.amax()  # NaN propagates
+
+    def read(self, scalars):
+        """Device scalars to Python floats: one copy, one wait."""
+        return self.t.stack([s.reshape(()) for s in scalars]).tolist()
+
+    def all_finite(self, x):
+        return bool(self.t.isfinite(x).all())
+
+    def start_timer(self):
+        e = (self.t.cuda.Event(enable_timing=True), self.t.cuda.Event(enable_timing=True))
+        e[0].record()
+        return e
+
+    def stop_timer(self, e):
+        e[1].record()
+
+    def seconds(self, e):
+        e[1].synchronize()
+        return e[0].elapsed_time(e[1]) * 1e-3
+
+    def residual(self, a, x, b, eps):
+        n = a.shape[-1]
+        r = b - a @ x
+        na = a.abs().sum(-1).amax(-1)
+        nx = x.abs().amax((-2, -1))
+        nr = r.abs().amax((-2, -1))
+        return _scaled(self.host(nr), self.host(n * na * nx * eps))
+
+
+class _Cupy:
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+        self.cp = cupy
+
+    def take(self, x):
+        if _module(x) == "cupy":
+            return x
+        if hasattr(x, "__dlpack__"):
+            return self.cp.from_dlpack(x)
+        return self.cp.asarray(x)  # __cuda_array_interface__, no copy
+
+    def device(self, x):
+        return x.device.id
+
+    def dtype(self, x):
+        return np.dtype(x.dtype)
+
+    def colmajor(self, x, batch, rows, cols, dt, dev):
+        with self.cp.cuda.Device(dev):
+            out = self.cp.empty(batch + (cols, rows), dtype=dt).swapaxes(-1, -2)
+            out[...] = x
+        return out
+
+    def is_colmajor(self, x):
+        return not x.flags.c_contiguous and x.swapaxes(-1, -2).flags.c_contiguous
+
+    def copy(self, x, shape, dt, row):
+        with self.cp.cuda.Device(x.device.id):
+            if row:
+                if x.dtype == dt and x.shape == shape and x.flags.c_contiguous:
+                    return x.copy()
+                out = self.cp.empty(shape, dtype=dt)
+            else:
+                out = self.cp.empty(shape[:-2] + (shape[-1], shape[-2]), dtype=dt)
+                out = out.swapaxes(-1, -2)
+            out[...] = x
+        return out
+
+    def ints(self, shape, dev):
+        with self.cp.cuda.Device(dev):
+            return self.cp.zeros(shape, dtype=np.int32)
+
+    def int_buffer(self, count, like):
+        with self.cp.cuda.Device(like.device.id):
+            return self.cp.empty((count,), dtype=np.int32)
+
+    def ptr(self, x):
+        return x.data.ptr
+
+    def stream(self, dev):
+        with self.cp.cuda.Device(dev):
+            return self.cp.cuda.get_current_stream().ptr
+
+    def host(self, x):
+        return self.cp.asnumpy(x)
+
+    def cast(self, x, dt):
+        return x.astype(dt, copy=False)
+
+    def unsqueeze(self, x):
+        return x[..., None]
+
+    def reshape(self, x, shape):
+        return x.reshape(shape)
+
+    def pivots1(self, piv, batch, n, count):
+        p = self.cp.broadcast_to(piv.astype(np.int32) + 1, batch + (n,))
+        return self.cp.ascontiguousarray(p.reshape(max(count, 1), n))
+
+    def diag_zero(self, lu):
+        d = self.cp.diagonal(lu, axis1=-2, axis2=-1)
+        return self.host((d == 0).reshape(-1, lu.shape[-1]))
+
+    def norms(self, a, b):
+        cp = self.cp
+        return cp.abs(a).sum(-1).max(-1), cp.abs(b).max()
+
+    def worst_ratio(self, a, x, b, na):
+        cp = self.cp
+        r = cp.matmul(a, x)
+        r -= b
+        nr = cp.abs(r).max((-2, -1))
+        nx = cp.abs(x).max((-2, -1))
+        return (nr / na / nx).max()
+
+    def largest(self, x):
+        return x.max()  # NaN propagates
+
+    def read(self, scalars):
+        cp = self.cp
+        return cp.stack([s.reshape(()) for s in scalars]).get().tolist()
+
+    def all_finite(self, x):
+        return bool(self.cp.isfinite(x).all())
+
+    def start_timer(self):
+        e = (self.cp.cuda.Event(), self.cp.cuda.Event())
+        e[0].record()
+        return e
+
+    def stop_timer(self, e):
+        e[1].record()
+
+    def seconds(self, e):
+        e[1].synchronize()
+        return self.cp.cuda.get_elapsed_time(e[0], e[1]) * 1e-3
+
+    def residual(self, a, x, b, eps):
+        cp = self.cp
+        n = a.shape[-1]
+        r = b - cp.matmul(a, x)
+        na = cp.abs(a).sum(-1).max(-1)
+        nx = cp.abs(x).max((-2, -1))
+        nr = cp.abs(r).max((-2, -1))
+        return _scaled(self.host(nr), self.host(n * na * nx * eps))
+
+
+def _scaled(num, den):
+    """num / den, where a zero denominator means 0 for a zero residual and
+    inf otherwise (x = 0 solves b = 0 exactly)."""
+    num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = num / den
+    return np.where(den > 0, r, np.where(num == 0, 0.0, np.inf))
