@@ -157,7 +157,8 @@ def solve(a, b, *, method="auto", backend="auto", precision=None, check=True, re
     array([2., 3.])
     """
     if _gpu.is_device_array(a) or _gpu.is_device_array(b):
-        return _gpu.solve(a, b, method=method, precision=precision, check=_check_mode(check))[0]
+        return _gpu.solve(a, b, method=method, precision=precision, check=_check_mode(check),
+                          want_report=False)[0]
     return _host_solve(a, b, method, backend, precision, check, refine, want_report=False)[0]
 
 
