@@ -100,3 +100,70 @@ def test_mixed_host_and_device_refused():
     a = torch.eye(3, device="cuda", dtype=torch.float64)
     with pytest.raises(TypeError, match="host memory"):
         linsolve.solve(a, np.ones(3))
+
+
+def test_torch_mixed_precision():
+    torch = _torch()
+    g = torch.Generator(device="cuda").manual_seed(4)
+    n = 512
+    a = torch.rand((n, n), device="cuda", dtype=torch.float64, generator=g) * 2 - 1
+    b = torch.rand((n, 1), device="cuda", dtype=torch.float64, generator=g)
+    x, rep = linsolve.solve_ex(a, b, precision="mixed")
+    assert x.dtype == torch.float64 and "mixed" in rep.note and rep.residual <= 30
+    assert torch.allclose(x, torch.linalg.solve(a, b), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("where", ["a", "b"])
+def test_torch_non_finite_refused(where):
+    torch = _torch()
+    a = torch.eye(16, device="cuda", dtype=torch.float64) * 3
+    b = torch.ones((4, 16), device="cuda", dtype=torch.float64).T.contiguous()
+    (a if where == "a" else b)[5, 2] = float("nan")
+    with pytest.raises(linsolve.NonFiniteError) as e:
+        linsolve.solve(a, b)
+    assert isinstance(e.value, ValueError)
+    x = linsolve.solve(a, b, check_finite=False, check=False)  # skipped: NaN in, NaN out
+    assert torch.isnan(x).any()
+
+
+def test_cupy_non_finite_refused():
+    cupy = _cupy()
+    a = cupy.eye(8) * 2
+    a[3, 3] = cupy.inf
+    with pytest.raises(linsolve.NonFiniteError):
+        linsolve.solve(a, cupy.ones(8))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_torch_report_has_device_times(dtype):
+    torch = _torch()
+    dt = getattr(torch, dtype)
+    a = torch.rand((1024, 1024), device="cuda", dtype=dt) + 1024 * torch.eye(
+        1024, device="cuda", dtype=dt)
+    _, rep = linsolve.solve_ex(a, torch.rand(1024, device="cuda", dtype=dt))
+    assert rep.t_factor + rep.t_solve > 0 and rep.gflops > 0 and rep.flops > 0
+    assert rep.t_total >= rep.t_factor + rep.t_solve
+    assert rep.gflops < 1e6  # a real rate, not a division by a near-zero host time
+
+
+def test_cupyx_sparse_solved_sparse():
+    cupy = _cupy()
+    sp = pytest.importorskip("cupyx.scipy.sparse")
+    n = 2000
+    main = cupy.full(n, 4.0)
+    off = cupy.full(n - 1, -1.0)
+    a = sp.diags([off, main, off], [-1, 0, 1], format="csr")
+    b = cupy.arange(n, dtype=cupy.float64) / n
+    for fmt in ("csr", "csc", "coo"):
+        x, rep = linsolve.solve_ex(a.asformat(fmt), b)
+        assert isinstance(x, cupy.ndarray) and x.shape == (n,)
+        assert rep.backend == "cuda" and "sparse" in rep.note
+        cupy.testing.assert_allclose(a @ x, b, rtol=1e-10, atol=1e-12)
+    x2 = linsolve.solve(a, cupy.stack([b, 2 * b], axis=1))
+    cupy.testing.assert_allclose(x2[:, 1], 2 * x, rtol=1e-10, atol=1e-12)
+    with pytest.raises(linsolve.ShapeError):
+        linsolve.solve(sp.csr_matrix(cupy.ones((3, 4))), cupy.ones(3))
+    singular = sp.csr_matrix(cupy.array([[1.0, 2.0], [2.0, 4.0]]))
+    with pytest.raises((linsolve.SingularMatrixError, linsolve.ConvergenceError,
+                        linsolve.InaccurateError)):
+        linsolve.solve(singular, cupy.ones(2), check="raise")
