@@ -48,6 +48,7 @@ struct ls_outfile {
     long long written, calls, fault_at;
     char *target;    /* where the data ends up (a symlink's target resolved) */
     char *tmp;       /* the temporary file, or NULL when direct */
+    char *buf;       /* the stream's buffer (glibc ignores a size without one) */
     char name[1];    /* the path as the caller gave it, for messages */
 };
 
@@ -219,6 +220,7 @@ static void release(ls_outfile *o)
 {
     free(o->target);
     free(o->tmp);
+    free(o->buf);
     free(o);
 }
 
@@ -272,7 +274,9 @@ int ls_outfile_open(const char *path, ls_outfile **out, char *err, size_t errlen
         return LS_FAIL(err, errlen, LS_ENOMEM, "%s: cannot open a stream: %s", path,
                        strerror(e));
     }
-    setvbuf(o->f, NULL, _IOFBF, LS_OUTFILE_BUFFER);
+    o->buf = ls_malloc(LS_OUTFILE_BUFFER);
+    if (o->buf)
+        setvbuf(o->f, o->buf, _IOFBF, LS_OUTFILE_BUFFER); /* else stdio's own, smaller */
     *out = o;
     return 0;
 }
