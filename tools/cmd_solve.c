@@ -13,6 +13,7 @@
 #include "solve_batched.h"
 #include "solve_sparse.h"
 #include "solve_distributed.h"
+#include "solve_input.h"
 
 /* Files above this size get a progress bar while reading (on a terminal). */
 #define LS_CLI_BIG_FILE_BYTES (100.0 * 1024 * 1024)
@@ -30,6 +31,7 @@ typedef struct solve_args {
     int mixed, mixed_opt_seen; /* --precision mixed; --factor / --refine given */
     int mixed_pivot;           /* --pivot's value (-1: not given) */
     ls_mixed_opts mixed_opts;
+    const solve_input *ain, *bin; /* A and B, opened once (solve_input.c) */
 } solve_args;
 
 static void solve_help(FILE *out)
@@ -53,6 +55,15 @@ static void solve_help(FILE *out)
             "                       extension (default: by extension; Matrix Market on\n"
             "                       standard output), and the format standard input must\n"
             "                       have (default: recognised by content)\n"
+            "  --storage S          auto (default) | dense | sparse: how A is held.\n"
+            "                       auto reads a Matrix Market coordinate A into CSR and\n"
+            "                       solves it sparse when dense storage cannot hold it\n"
+            "                       (n^2 over LS_MAX_ELEMENTS, by default half the host\n"
+            "                       memory), when an option of the sparse solvers is given,\n"
+            "                       or when n > 4096 and nnz < n^2/10 and no dense-only\n"
+            "                       option is; the report says why. Anything else is\n"
+            "                       solved dense. (--format dense|sparse|auto is the\n"
+            "                       deprecated spelling.)\n"
             "  --method M           auto (default) | ge | lu | gj1 | gj2 | bicgstab |\n"
             "                       lapack | ge-naive | ge-blocked | ge-coalesced |\n"
             "                       lu-seed | ge-local | ge-image | ge-buffer\n"
@@ -84,19 +95,17 @@ static void solve_help(FILE *out)
             "                       enough for a scaled residual <= 10)\n"
             "  --atol A             iterative: stop when ||r|| <= A (default 0)\n"
             "  --max-iter K         iterative: at most K iterations (default 2000)\n"
-            "  --format dense|sparse|auto  sparse: read a coordinate A into CSR and\n"
-            "                       solve it there (--method auto|direct|bicgstab|gmres|cg,\n"
+            "  sparse storage:      --method auto|direct|bicgstab|gmres|cg,\n"
             "                       --precond none|jacobi|ilu0|ilut [--ilut-tol T]\n"
             "                       [--ilut-fill P], --restart M, --no-equilibrate,\n"
             "                       --permute auto|mc64|maxtrans|none: auto = MC64\n"
             "                       weighted matching + scaling when a diagonal entry is\n"
-            "                       zero or small); auto: sparse when nnz < n^2/10 or\n"
-            "                       n > 4096; auto on sparse = UMFPACK LU when its estimated\n"
-            "                       memory and flops fit --auto-memory BYTES (default half\n"
-            "                       of RAM) and --auto-flops F (default 5e10), else CG+IC(0)\n"
-            "                       for symmetric A with a positive diagonal, else\n"
-            "                       GMRES(30)+ILU(0), retried with ILUT when it does not\n"
-            "                       converge (docs/sparse.md)\n"
+            "                       zero or small); --method auto = UMFPACK LU when its\n"
+            "                       estimated memory and flops fit --auto-memory GIB\n"
+            "                       (default half of RAM) and --auto-flops F (default\n"
+            "                       5e10), else CG+IC(0) for symmetric A with a positive\n"
+            "                       diagonal, else GMRES(30)+ILU(0), retried with ILUT\n"
+            "                       when it does not converge (docs/sparse.md)\n"
             "  --distributed [--grid PxQ] [--nb N]  under mpirun: rank 0 reads A and B,\n"
             "                       the ranks solve on a PxQ block-cyclic grid, rank 0\n"
             "                       writes X (docs/distributed.md)\n"
@@ -267,26 +276,35 @@ static const char *input_name(const char *path)
     return ls_cli_is_stream(path) ? "<stdin>" : path;
 }
 
-/* Read one matrix, from a file or standard input, with a progress bar for
- * big inputs on a terminal (the reader calls it only for 100 MB or more).
- * On failure fills res (exit 2 unless out of memory) and returns nonzero. */
-static int read_matrix(const solve_args *a, const char *path, ls_matrix *m, ls_io_info *info,
+/* Read one matrix, from a file or (copied once) from a stream, with a
+ * progress bar for big inputs on a terminal (the reader calls it only for
+ * 100 MB or more). On failure fills res (exit 2 unless out of memory) and
+ * returns nonzero. */
+static int read_matrix(const solve_args *a, const solve_input *in, ls_matrix *m, ls_io_info *info,
                        solve_result *res)
 {
     char err[512] = "";
-    const int stream = ls_cli_is_stream(path);
-    const char *name = input_name(path);
+    const int stream = ls_cli_is_stream(in->arg);
+    const char *name = in->name;
     struct stat sb;
     ls_cli_progress bar = {0, -1};
     bar.armed = ls_cli_stderr_is_tty() &&
-                (stream || (stat(path, &sb) == 0 && (double)sb.st_size > LS_CLI_BIG_FILE_BYTES));
+                (stream || (stat(solve_input_path(in), &sb) == 0 &&
+                            (double)sb.st_size > LS_CLI_BIG_FILE_BYTES));
     double t0 = wall_seconds();
-    int st = ls_io_read_from(stream ? stdin : NULL, name, stream ? a->format : LS_IO_AUTO, m, info,
-                             ls_cli_progress_draw, &bar, err, sizeof err);
+    /* a copied stream is read as the stream it was, under its own name */
+    FILE *f = in->fd >= 0 ? fopen(solve_input_path(in), "rb") : NULL;
+    int st = in->fd >= 0 && !f ? LS_EIO
+                               : ls_io_read_from(f, f ? name : solve_input_path(in),
+                                                 stream ? a->format : LS_IO_AUTO, m, info,
+                                                 ls_cli_progress_draw, &bar, err, sizeof err);
+    if (f)
+        fclose(f);
     res->t_read += wall_seconds() - t0;
     ls_cli_progress_end(&bar);
     if (st != 0) {
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
+        solve_input_rename(in, err, sizeof err);
         /* The reader's text names file and line; add the file only if it does not. */
         if (strstr(err, name))
             solve_result_fail(res, oc, st, "%s", err[0] ? err : ls_strerror(st));
@@ -338,7 +356,7 @@ static int check_finite(const char *path, const ls_matrix *m, solve_result *res)
 static int load_system(const solve_args *a, ls_matrix *A, ls_matrix *B, solve_result *res)
 {
     ls_io_info info;
-    if (read_matrix(a, a->a_path, A, &info, res) != 0)
+    if (read_matrix(a, a->ain, A, &info, res) != 0)
         return -1;
     if (a->precision_auto)
         choose_precision(&info, res);
@@ -353,7 +371,7 @@ static int load_system(const solve_args *a, ls_matrix *A, ls_matrix *B, solve_re
     int n = A->rows;
     res->n = n;
     if (a->b_path) {
-        if (read_matrix(a, a->b_path, B, &info, res) != 0)
+        if (read_matrix(a, a->bin, B, &info, res) != 0)
             return -1;
         if (B->rows != n || B->cols < 1) {
             ls_cli_outcome oc = {LS_EXIT_INPUT, "invalid_input"};
@@ -453,75 +471,128 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     free(X);
 }
 
-int ls_cmd_solve(int argc, char **argv)
+/* --json anywhere on the line: a failure before the options were parsed
+ * still gets its object on stdout. */
+static void fail_early(int argc, char **argv, ls_cli_outcome oc, int st, const char *msg)
 {
-    solve_args args;
     solve_result res;
     solve_result_init(&res);
-    int dist_code; /* --distributed: solve_distributed.c (MPI) */
-    if (solve_distributed_dispatch(&argc, argv, &dist_code))
-        return dist_code;
-    int sparse_code; /* --format sparse|auto: solve_sparse.c; dense: taken out of argv */
-    if (solve_sparse_dispatch(&argc, argv, &sparse_code))
-        return sparse_code;
-    int pr = parse_solve_args(argc, argv, &args);
-    if (pr == 1)
-        return LS_EXIT_OK;
-    if (pr != 0) {
-        /* --json anywhere on the line still gets its object on stdout. */
-        for (int i = 1; i < argc; ++i) {
-            if (!strcmp(argv[i], "--json")) {
-                ls_cli_outcome oc = {LS_EXIT_USAGE, "usage"};
-                solve_result_fail(&res, oc, LS_EINVAL, "usage error (see stderr)");
-                solve_result_print_json(stdout, &res);
-                break;
-            }
+    solve_result_fail(&res, oc, st, "%s", msg);
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--json")) {
+            solve_result_print_json(stdout, &res);
+            break;
         }
-        return LS_EXIT_USAGE;
     }
-    if (ls_cli_is_stack(args.a_path)) { /* A of shape (batch, n, n): solve_batched.c */
-        ls_batched_cli bc = {args.a_path, args.b_path, args.out_path, args.backend, args.device,
-                             args.precision_auto, args.opt.precision, args.json, args.quiet};
-        return ls_cmd_solve_batched(&bc);
-    }
-    res.method = args.opt.method;
-    res.precision = args.opt.precision;
-    res.a_path = args.a_path;
-    res.b_path = args.b_path;
+}
+
+/* The dense solve of A X = B (A and B opened in ain, bin). */
+static int solve_dense(solve_args *args)
+{
+    solve_result res;
+    solve_result_init(&res);
+    res.method = args->opt.method;
+    res.precision = args->opt.precision;
+    res.a_path = args->a_path;
+    res.b_path = args->b_path;
 
     ls_matrix A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
     ls_context *ctx = NULL;
-    if (load_system(&args, &A, &B, &res) == 0) {
-        int st = ls_context_create(&ctx, args.backend, args.device);
+    if (load_system(args, &A, &B, &res) == 0) {
+        int st = ls_context_create(&ctx, args->backend, args->device);
         if (ctx)
             solve_result_set_context(&res, ctx);
         if (st != 0) {
             ls_cli_outcome oc = ls_cli_outcome_of(st, 0);
             char dev[32] = "default device";
-            if (args.device >= 0)
-                snprintf(dev, sizeof dev, "device %d", args.device);
+            if (args->device >= 0)
+                snprintf(dev, sizeof dev, "device %d", args->device);
             solve_result_fail(&res, oc, st, "backend %s (%s) unavailable: %s",
-                              ls_backend_name(args.backend), dev,
+                              ls_backend_name(args->backend), dev,
                               ctx && ls_context_error(ctx)[0] ? ls_context_error(ctx)
                                                               : ls_strerror(st));
         } else {
-            run_solve(&args, ctx, &A, &B, &res);
+            run_solve(args, ctx, &A, &B, &res);
         }
     }
     /* With X on stdout, stdout carries X alone: the report moves to stderr. */
-    FILE *report = ls_cli_is_stream(args.out_path) ? stderr : stdout;
-    solve_result_emit(report, &res, args.json, args.quiet);
+    FILE *report = ls_cli_is_stream(args->out_path) ? stderr : stdout;
+    solve_result_emit(report, &res, args->json, args->quiet);
     int code = res.exit_code;
     if (res.have_rep)
         ls_report_clear(&res.rep);
     if (ctx)
         ls_context_destroy(ctx);
     ls_matrix_free(&A);
-    if (args.b_path)
+    if (args->b_path)
         ls_matrix_free(&B);
     else
         free(B.data);
+    return code;
+}
+
+int ls_cmd_solve(int argc, char **argv)
+{
+    solve_args args;
+    int dist_code; /* --distributed: solve_distributed.c (MPI) */
+    if (solve_distributed_dispatch(&argc, argv, &dist_code))
+        return dist_code;
+    solve_storage storage; /* --storage (and the old --format dense|sparse|auto) */
+    if (solve_storage_take(&argc, argv, &storage) != 0) {
+        fail_early(argc, argv, (ls_cli_outcome){LS_EXIT_USAGE, "usage"}, LS_EINVAL,
+                   "usage error (see stderr)");
+        return LS_EXIT_USAGE;
+    }
+    /* A and B are opened (a pipe or FIFO copied) once, before either
+     * parser runs: what A holds decides which one does. */
+    const char *a_arg = NULL, *b_arg = NULL;
+    solve_positionals(argc, argv, &a_arg, &b_arg);
+    for (int i = 1; i < argc && a_arg; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            a_arg = b_arg = NULL; /* help only: nothing is read */
+    solve_input ain, bin;
+    char err[512] = "", why[256] = "";
+    int st = 0;
+    memset(&ain, 0, sizeof ain);
+    memset(&bin, 0, sizeof bin);
+    ain.fd = bin.fd = -1;
+    if (a_arg && b_arg && ls_cli_is_stream(a_arg) && ls_cli_is_stream(b_arg))
+        a_arg = b_arg = NULL; /* the parser says why */
+    if (a_arg)
+        st = solve_input_open(&ain, a_arg, err, sizeof err);
+    if (!st && a_arg && b_arg)
+        st = solve_input_open(&bin, b_arg, err, sizeof err);
+    int code;
+    if (st) {
+        ls_cli_outcome oc = ls_cli_outcome_of(st, st != LS_ENOMEM);
+        char plain[sizeof err];
+        fprintf(stderr, "linsolve: %s\n", ls_cli_message(err, plain, sizeof plain));
+        fail_early(argc, argv, oc, st, plain);
+        code = oc.exit_code;
+    } else if (a_arg && ain.npy_ndim != 3 &&
+               solve_storage_sparse(storage, &ain, argc, argv, why, sizeof why)) {
+        code = solve_sparse_run(argc, argv, &ain, b_arg ? &bin : NULL, why);
+    } else {
+        int pr = parse_solve_args(argc, argv, &args);
+        if (pr != 0) {
+            if (pr < 0)
+                fail_early(argc, argv, (ls_cli_outcome){LS_EXIT_USAGE, "usage"}, LS_EINVAL,
+                           "usage error (see stderr)");
+            code = pr == 1 ? LS_EXIT_OK : LS_EXIT_USAGE;
+        } else if (ain.npy_ndim == 3) { /* A of shape (batch, n, n): solve_batched.c */
+            ls_batched_cli bc = {&ain, b_arg ? &bin : NULL, args.out_path, args.backend,
+                                 args.device, args.precision_auto, args.opt.precision,
+                                 args.format, args.json, args.quiet};
+            code = ls_cmd_solve_batched(&bc);
+        } else {
+            args.ain = &ain;
+            args.bin = &bin;
+            code = solve_dense(&args);
+        }
+    }
+    solve_input_close(&ain);
+    solve_input_close(&bin);
     return code;
 }

@@ -33,12 +33,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int ls_cli_is_stack(const char *path)
-{
-    int nd = 0;
-    return path && !ls_cli_is_stream(path) && ls_io_npy_ndim(path, &nd) == 0 && nd == 3;
-}
-
 static int fail(outcome *o, int st, int reading, const char *msg)
 {
     ls_cli_outcome oc = ls_cli_outcome_of(st, reading);
@@ -164,8 +158,9 @@ static void *working(const double *v, size_t count, int single)
 static void run(const ls_batched_cli *a, ls_io_stack *A, ls_io_stack *B, outcome *o)
 {
     char err[512] = "", msg[640];
-    int st = ls_io_read_stack(a->a_path, A, err, sizeof err);
+    int st = ls_io_read_stack(solve_input_path(a->ain), A, err, sizeof err);
     if (st) {
+        solve_input_rename(a->ain, err, sizeof err);
         fail(o, st, 1, err);
         return;
     }
@@ -175,25 +170,26 @@ static void run(const ls_batched_cli *a, ls_io_stack *A, ls_io_stack *B, outcome
     }
     if (A->rows != A->cols) {
         snprintf(msg, sizeof msg, "%s: a stack of %d x %d matrices; square systems are needed",
-                 a->a_path, A->rows, A->cols);
+                 a->ain->name, A->rows, A->cols);
         fail(o, LS_ESIZE, 1, msg);
         return;
     }
     int n = A->rows, batch = A->batch;
-    if (!a->b_path) {
+    if (!a->bin) {
         snprintf(msg, sizeof msg, "%s is a stack: give B as a .npy of shape (%d, %d) or (%d, %d, k)",
-                 a->a_path, batch, n, batch, n);
+                 a->ain->name, batch, n, batch, n);
         fail(o, LS_EINVAL, 1, msg);
         return;
     }
-    st = ls_io_read_stack(a->b_path, B, err, sizeof err);
+    st = ls_io_read_stack(solve_input_path(a->bin), B, err, sizeof err);
     if (st) {
+        solve_input_rename(a->bin, err, sizeof err);
         fail(o, st, 1, err);
         return;
     }
     if (B->batch != batch || B->rows != n) {
         snprintf(msg, sizeof msg, "%s: shape (%d, %d, %d) does not match A's (%d, %d, %d)",
-                 a->b_path, B->batch, B->rows, B->cols, batch, n, n);
+                 a->bin->name, B->batch, B->rows, B->cols, batch, n, n);
         fail(o, LS_ESIZE, 1, msg);
         return;
     }
@@ -282,7 +278,7 @@ static void print_json(FILE *f, const ls_batched_cli *a, const outcome *o)
     fprintf(f, "{\"status\": ");
     ls_cli_json_string(f, o->word);
     fprintf(f, ", \"exit_code\": %d, \"batched\": true, \"a\": ", o->exit_code);
-    ls_cli_json_string(f, a->a_path);
+    ls_cli_json_string(f, a->ain->arg);
     fprintf(f, ", \"batch\": %d, \"n\": %d, \"nrhs\": %d, \"precision\": \"%s\", \"seconds\": ",
             o->batch, o->n, o->nrhs, ls_precision_name(o->prec));
     ls_cli_json_number(f, o->seconds);

@@ -4,18 +4,20 @@
 #define LS_TOOLS_SOLVE_BATCHED_H
 
 #include "linsolve.h"
+#include "core/tool_api.h"
+#include "solve_input.h"
 
 typedef struct ls_batched_cli {
-    const char *a_path, *b_path, *out_path; /* b_path, out_path may be NULL */
+    const solve_input *ain, *bin; /* A and B, opened once; bin NULL without B */
+    const char *out_path;         /* may be NULL */
     ls_backend_kind backend;
     int device;          /* -1: the backend's default */
     int precision_auto;  /* follow A's dtype (f4: single) */
     ls_precision precision;
+    ls_io_format format; /* --format of X: AUTO by the extension */
     int json, quiet;
 } ls_batched_cli;
 
-/** Is path a .npy file holding a 3-D array (a stack of matrices)? */
-int ls_cli_is_stack(const char *path);
 /** Solve the stack and report; returns the tool's exit status. */
 int ls_cmd_solve_batched(const ls_batched_cli *a);
 

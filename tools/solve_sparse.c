@@ -1,5 +1,5 @@
 /*
- * `linsolve solve A [B] --format sparse|auto`: A read straight into CSR and
+ * `linsolve solve A [B] --storage sparse|auto`: A read straight into CSR and
  * solved there, never densified. --method auto (docs/sparse.md): UMFPACK's
  * sparse LU when its symbolic analysis estimates a peak memory and a flop
  * count within budget (--auto-memory, --auto-flops), else a preconditioned
@@ -9,8 +9,9 @@
  * that does not converge). direct | bicgstab | gmres | cg pick one,
  * --precond none | jacobi | ilu0 | ilut the Krylov preconditioner
  * (--ilut-tol, --ilut-fill), --permute auto | mc64 | maxtrans | none the
- * permutation to a usable diagonal before it. --format auto takes this path for a coordinate file with
- * nnz < n^2/10 or n > 4096 and says which path it took.
+ * permutation to a usable diagonal before it. --storage auto (the default)
+ * takes this path for the coordinate files solve_input.c's rule picks, and
+ * the report says why.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "solve_input.h"
 #include "solve_sparse.h"
 
 enum { FMT_NONE, FMT_DENSE, FMT_SPARSE, FMT_AUTO };
@@ -45,6 +47,8 @@ typedef struct sparse_args {
     ls_backend_kind backend;        /* CPU unless --backend says otherwise */
     int device;
     ls_context *ctx;                /* the backend's context (NULL: the CPU) */
+    ls_io_format format;            /* --format mtx|npy of X; AUTO: by extension */
+    const solve_input *ain, *bin;   /* A and B, opened once (solve_input.c) */
 } sparse_args;
 
 static double wall(void)
@@ -52,31 +56,6 @@ static double wall(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Banner and size line of a Matrix Market file: 1 coordinate, 0 not (or unreadable). */
-static int peek_coordinate(const char *path, long long *n, long long *nnz)
-{
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    int coord = 0;
-    if (!f)
-        return 0;
-    if (fgets(line, sizeof line, f) && !strncasecmp(line, "%%MatrixMarket", 14)) {
-        for (char *c = line; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        coord = strstr(line, " coordinate") != NULL;
-    }
-    long long m = 0;
-    while (coord && fgets(line, sizeof line, f)) {
-        if (line[0] == '%' || line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        if (sscanf(line, "%lld %lld %lld", &m, n, nnz) != 3 || m != *n)
-            coord = 0;
-        break;
-    }
-    fclose(f);
-    return coord;
 }
 
 static int parse(int argc, char **argv, sparse_args *a)
@@ -102,6 +81,12 @@ static int parse(int argc, char **argv, sparse_args *a)
             }
         } else if (!strcmp(arg, "--json")) {
             a->json = 1;
+        } else if (!strcmp(arg, "--verbose")) {
+            ls_cli_set_verbose();
+        } else if (!strcmp(arg, "--format")) {
+            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
+                ls_cli_parse_format(cmd, val, &a->format) != 0)
+                return -1;
         } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             a->quiet = 1;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
@@ -211,12 +196,13 @@ static int parse(int argc, char **argv, sparse_args *a)
             a->device = (int)iv;
         } else {
             ls_cli_usage_error(cmd, "option '%s' is not available on the sparse path "
-                                    "(--format sparse)", arg);
+                                    "(A stored sparse; --storage dense for the dense solvers)",
+                               arg);
             return -1;
         }
     }
-    if (!a->a_path || !strcmp(a->a_path, "-")) {
-        ls_cli_usage_error(cmd, "the sparse path needs A as a coordinate .mtx file");
+    if (!a->a_path) {
+        ls_cli_usage_error(cmd, "missing the matrix file A");
         return -1;
     }
     return 0;
@@ -379,37 +365,79 @@ static int run_direct(const sparse_args *a, const ls_csr *Ap, int nrhs, const do
     return st;
 }
 
+/* A failure before any answer: the message on stderr as users read it (no
+ * source locations unless --verbose), and with --json an object too. */
+static int sparse_fail(const sparse_args *a, const char *why, int st, int code, const char *msg)
+{
+    char plain[640];
+    const char *text = ls_cli_message(msg, plain, sizeof plain);
+    fprintf(stderr, "linsolve: %s\n", text);
+    if (a->json) {
+        ls_cli_outcome oc = ls_cli_outcome_of(st, code == LS_EXIT_INPUT);
+        printf("{\"status\": ");
+        ls_cli_json_string(stdout, oc.status);
+        printf(", \"exit_code\": %d, \"storage\": \"sparse\", \"format\": \"sparse\", "
+               "\"storage_reason\": ", code);
+        ls_cli_json_string(stdout, why);
+        printf(", \"library_status\": ");
+        ls_cli_json_string(stdout, ls_status_name(st));
+        printf(", \"message\": ");
+        ls_cli_json_string(stdout, text);
+        printf(", \"ok\": false}\n");
+    }
+    return code;
+}
+
+/* A read by ls_csr_read_mm, B by ls_matrix_read (or b = A * ones). */
+static int read_sparse(const sparse_args *a, const char *why, ls_csr *A, ls_matrix *Bm)
+{
+    char err[512] = "";
+    int st = ls_csr_read_mm(solve_input_path(a->ain), A, err, sizeof err);
+    if (st) {
+        solve_input_rename(a->ain, err, sizeof err);
+        return sparse_fail(a, why, st, st == LS_ENOMEM ? LS_EXIT_UNAVAILABLE : LS_EXIT_INPUT,
+                           err);
+    }
+    const int64_t n = A->n_rows;
+    if (A->n_rows != A->n_cols || n < 1) {
+        snprintf(err, sizeof err, "%s: matrix is %lld x %lld; a square system is needed",
+                 a->ain->name, (long long)A->n_rows, (long long)A->n_cols);
+        return sparse_fail(a, why, LS_ESIZE, LS_EXIT_INPUT, err);
+    }
+    if (!a->bin)
+        return 0;
+    if ((st = ls_matrix_read(solve_input_path(a->bin), Bm, err, sizeof err)) != 0) {
+        solve_input_rename(a->bin, err, sizeof err);
+        return sparse_fail(a, why, st, st == LS_ENOMEM ? LS_EXIT_UNAVAILABLE : LS_EXIT_INPUT,
+                           err);
+    }
+    if (Bm->rows != n || Bm->cols < 1) {
+        snprintf(err, sizeof err, "%s: right-hand side is %d x %d; A is %lld x %lld, so B needs "
+                                  "%lld rows",
+                 a->bin->name, Bm->rows, Bm->cols, (long long)n, (long long)n, (long long)n);
+        return sparse_fail(a, why, LS_ESIZE, LS_EXIT_INPUT, err);
+    }
+    return 0;
+}
+
 static int run_sparse(const sparse_args *a, const char *why)
 {
     char err[512] = "", msg[512] = "", method[96] = "", auto_why[400] = "";
     int its = -1;
     ls_csr A;
     ls_matrix Bm;
+    memset(&A, 0, sizeof A);
     memset(&Bm, 0, sizeof Bm);
     double *B = NULL, *X = NULL, t0 = wall(), t_read, t_solve = 0, res = NAN, ferr = NAN;
-    int nrhs = 1, st = ls_csr_read_mm(a->a_path, &A, err, sizeof err), code;
+    int nrhs = 1, st = 0, code = read_sparse(a, why, &A, &Bm);
     t_read = wall() - t0;
-    if (st) {
-        fprintf(stderr, "linsolve: %s\n", err);
-        return st == LS_ENOMEM ? LS_EXIT_UNAVAILABLE : LS_EXIT_INPUT;
+    if (code) {
+        ls_matrix_free(&Bm);
+        ls_csr_free(&A);
+        return code;
     }
     int64_t n = A.n_rows;
-    if (A.n_rows != A.n_cols || n < 1) {
-        fprintf(stderr, "linsolve: %s: matrix is %lld x %lld; a square system is needed\n",
-                a->a_path, (long long)A.n_rows, (long long)A.n_cols);
-        ls_csr_free(&A);
-        return LS_EXIT_INPUT;
-    }
     if (a->b_path) {
-        if ((st = ls_matrix_read(a->b_path, &Bm, err, sizeof err)) != 0 || Bm.rows != n) {
-            if (!st)
-                snprintf(err, sizeof err, "%s: right-hand side has %d rows; A is %lld x %lld",
-                         a->b_path, Bm.rows, (long long)n, (long long)n);
-            fprintf(stderr, "linsolve: %s\n", err);
-            ls_matrix_free(&Bm);
-            ls_csr_free(&A);
-            return LS_EXIT_INPUT;
-        }
         B = Bm.data;
         nrhs = Bm.cols;
     } else if ((B = calloc((size_t)n, sizeof(double)))) {
@@ -419,8 +447,8 @@ static int run_sparse(const sparse_args *a, const char *why)
     }
     X = calloc((size_t)n * (size_t)nrhs, sizeof(double));
     if (!B || !X) {
-        fprintf(stderr, "linsolve: out of memory for B and X (n = %lld)\n", (long long)n);
-        code = LS_EXIT_UNAVAILABLE;
+        snprintf(msg, sizeof msg, "out of memory for B and X (n = %lld)", (long long)n);
+        code = sparse_fail(a, why, LS_ENOMEM, LS_EXIT_UNAVAILABLE, msg);
         goto done;
     }
     int sm = a->method;
@@ -529,51 +557,64 @@ solved:
     code = exit_of(st);
     if (code == LS_EXIT_OK && !(res <= 30))
         code = LS_EXIT_INACCURATE;
+    char plain[512];
     if (code != LS_EXIT_OK)
-        fprintf(stderr, "linsolve: %s\n", msg);
+        fprintf(stderr, "linsolve: %s\n", ls_cli_message(msg, plain, sizeof plain));
     /* X whenever one was computed (the last iterate too, as --help says);
      * not for a singular A (NaN) or a solve that never ran */
     const int computed = st == 0 || st == LS_NOT_CONVERGED || st == LS_BREAKDOWN ||
                          st == LS_INACCURATE;
     if (a->out_path && computed) {
         ls_matrix xm = {(int)n, nrhs, (int)n, X, 0, 0};
-        if (ls_matrix_write(a->out_path, &xm, err, sizeof err) != 0) {
-            fprintf(stderr, "linsolve: %s\n", err);
+        const int to_stdout = ls_cli_is_stream(a->out_path);
+        const char *name = to_stdout ? "<stdout>" : a->out_path;
+        ls_io_write_opts wo = {ls_cli_output_format(a->out_path, a->format), 0, 0, NULL};
+        if (ls_io_write_to(to_stdout ? stdout : NULL, name, &xm, &wo, err, sizeof err) != 0) {
+            fprintf(stderr, "linsolve: %s\n", ls_cli_message(err, plain, sizeof plain));
             code = LS_EXIT_INPUT;
         }
     }
+    /* with X on standard output the report goes to standard error */
+    FILE *out = a->out_path && ls_cli_is_stream(a->out_path) ? stderr : stdout;
     if (a->json) {
-        printf("{\"format\": \"sparse\", \"format_reason\": \"%s\", \"n\": %lld, \"nnz\": %lld, "
-               "\"nrhs\": %d, \"method\": \"%s\", \"status\": %d, \"exit_code\": %d, "
+        fprintf(out, "{\"storage\": \"sparse\", \"format\": \"sparse\", \"storage_reason\": ");
+        ls_cli_json_string(out, why);
+        fprintf(out, ", \"format_reason\": ");
+        ls_cli_json_string(out, why);
+        fprintf(out, ", \"n\": %lld, \"nnz\": %lld, \"nrhs\": %d, \"method\": ",
+                (long long)n, (long long)A.nnz, nrhs);
+        ls_cli_json_string(out, method);
+        fprintf(out, ", \"status\": %d, \"exit_code\": %d, "
                "\"residual\": %.6g, \"forward_error\": %.6g, \"time_read\": %.6g, "
                "\"time_solve\": %.6g, \"time_auto\": %.6g, \"iterations\": %d, "
                "\"backend\": \"%s\", \"auto_reason\": ",
-               why, (long long)n, (long long)A.nnz, nrhs, method, st, code,
-               isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read, t_solve,
-               t_choose, its, ls_backend_name(a->backend));
-        ls_cli_json_string(stdout, auto_why); /* may quote a library message */
-        printf(", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
+               st, code, isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read,
+               t_solve, t_choose, its, ls_backend_name(a->backend));
+        ls_cli_json_string(out, auto_why); /* may quote a library message */
+        fprintf(out, ", \"message\": ");
+        ls_cli_json_string(out, ls_cli_message(msg, plain, sizeof plain));
+        fprintf(out, ", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
     } else if (!a->quiet || code != LS_EXIT_OK) {
-        printf("format:     sparse CSR (%s)\n", why);
-        printf("system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
+        fprintf(out, "format:     sparse CSR (%s)\n", why);
+        fprintf(out, "system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
                nrhs);
-        printf("method:     %s, %s\n", method,
+        fprintf(out, "method:     %s, %s\n", method,
                a->ctx ? ls_context_device_name(a->ctx) : "cpu");
         if (auto_why[0])
-            printf("auto:       %s\n", auto_why);
-        printf("outcome:    %s\n", msg);
-        printf("time:       read %.3g s, solve %.3g s", t_read, t_solve);
+            fprintf(out, "auto:       %s\n", auto_why);
+        fprintf(out, "outcome:    %s\n", ls_cli_message(msg, plain, sizeof plain));
+        fprintf(out, "time:       read %.3g s, solve %.3g s", t_read, t_solve);
         if (auto_why[0])
-            printf(" (of which auto analysis %.3g s)", t_choose);
-        printf("\n");
+            fprintf(out, " (of which auto analysis %.3g s)", t_choose);
+        fprintf(out, "\n");
         /* the residual's own verdict; a solve that failed for another reason
          * (not converged to rtol) says so in its outcome line */
-        printf("residual:   %.3e  ||B-AX||inf/(n||A||inf||X||inf eps) (%s)\n", res,
+        fprintf(out, "residual:   %.3e  ||B-AX||inf/(n||A||inf||X||inf eps) (%s)\n", res,
                code == LS_EXIT_OK ? "ok, limit 30"
                : res <= 30       ? "within the limit 30, but the solve failed: see outcome"
                                  : "FAILED, limit 30");
         if (isfinite(ferr))
-            printf("fwd error:  %.3e  ||x-1||inf (b = A*ones)\n", ferr);
+            fprintf(out, "fwd error:  %.3e  ||x-1||inf (b = A*ones)\n", ferr);
     }
 done:
     free(X);
@@ -585,72 +626,24 @@ done:
     return code;
 }
 
-int solve_sparse_dispatch(int *argc, char **argv, int *code)
+int solve_sparse_run(int argc, char **argv, const solve_input *ain, const solve_input *bin,
+                     const char *why)
 {
-    int fmt = FMT_NONE;
-    for (int i = 1; i + 1 < *argc; i++) {
-        if (strcmp(argv[i], "--format"))
-            continue;
-        const char *v = argv[i + 1];
-        int f = !strcmp(v, "dense") ? FMT_DENSE : !strcmp(v, "sparse") ? FMT_SPARSE
-                : !strcmp(v, "auto")                                      ? FMT_AUTO
-                                                                          : FMT_NONE;
-        if (f == FMT_NONE)
-            continue; /* mtx | npy: the output format, for the dense path */
-        fmt = f;
-        for (int k = i; k + 2 <= *argc; k++)
-            argv[k] = argv[k + 2];
-        *argc -= 2;
-        i--;
-    }
-    if (fmt == FMT_NONE || fmt == FMT_DENSE)
-        return 0;
-    char why[160] = "--format sparse";
-    if (fmt == FMT_AUTO) {
-        /* A is the first positional argument (option values skipped). */
-        static const char *with_value[] = {"--method", "--precond", "--rtol", "--atol",
-                                           "--max-iter", "--restart", "--backend", "--device", "--permute",
-                                           "-o", "--output", "--precision", "--pivot",
-                                           "--factor", "--refine", "--format"};
-        const char *apath = NULL;
-        int quiet = 0;
-        for (int i = 1; i < *argc && !apath; i++) {
-            if (argv[i][0] != '-' || !argv[i][1]) {
-                apath = argv[i];
-                continue;
-            }
-            quiet |= !strcmp(argv[i], "--json") || !strcmp(argv[i], "--quiet");
-            for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-                if (!strcmp(argv[i], with_value[k]))
-                    i++;
-        }
-        long long n = 0, nnz = 0;
-        int coord = apath && strcmp(apath, "-") && peek_coordinate(apath, &n, &nnz);
-        if (!coord || !(nnz < n * n / 10 || n > 4096)) {
-            if (!quiet)
-                fprintf(stderr, "linsolve: --format auto: dense path (%s)\n",
-                        coord ? "nnz >= n^2/10 and n <= 4096" : "not a coordinate file");
-            return 0;
-        }
-        snprintf(why, sizeof why, "auto: coordinate file, n = %lld, nnz = %lld %s", n, nnz,
-                 n > 4096 ? "and n > 4096" : "< n^2/10");
-    }
     sparse_args a;
-    if (parse(*argc, argv, &a) != 0) {
-        *code = LS_EXIT_USAGE;
-        return 1;
-    }
+    if (parse(argc, argv, &a) != 0)
+        return LS_EXIT_USAGE;
+    a.ain = ain;
+    a.bin = bin;
     if (a.backend != LS_BACKEND_CPU) {
         int st = ls_context_create(&a.ctx, a.backend, a.device);
         if (st) {
             fprintf(stderr, "linsolve: --backend %s: %s\n", ls_backend_name(a.backend),
                     a.ctx ? ls_context_error(a.ctx) : ls_strerror(st));
             ls_context_destroy(a.ctx);
-            *code = LS_EXIT_UNAVAILABLE;
-            return 1;
+            return LS_EXIT_UNAVAILABLE;
         }
     }
-    *code = run_sparse(&a, why);
+    int code = run_sparse(&a, why);
     ls_context_destroy(a.ctx);
-    return 1;
+    return code;
 }
