@@ -1,6 +1,5 @@
 """Stacks of CUDA arrays: one batched solve through the planner. Skipped
 without a GPU or without torch / cupy in this Python."""
-import numpy as np
 import pytest
 
 import linsolve
