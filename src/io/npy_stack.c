@@ -2,7 +2,8 @@
  * or 3-D (batch, n, k) arrays. A C-order file keeps its order (each matrix
  * row-major, as the batched API takes it without a copy); a Fortran-order
  * one is rearranged to column-major matrices, the only layout the batched
- * API can address it in. */
+ * API can address it in. A FIFO or a pipe (size unknown) is read as it
+ * comes, memory growing with the data (npy_stream.c). */
 #include "io_internal.h"
 
 #include <limits.h>
@@ -68,9 +69,7 @@ static int check_stack(const ls_io_src *src, const ls_npy_desc *d, long long at,
                        src->path, at, b, r, c, cap);
     long long elements = b * r * c, have = src->size - at;
     if (src->size < 0)
-        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
-                       "%s: a stack must be a regular file (its size is checked first)",
-                       src->path);
+        return 0; /* a stream: its data is checked as it comes (npy_stream.c) */
     if (elements > have / d->itemsize)
         return LS_FAIL(err, errlen, LS_ESIZE,
                        "%s: byte %lld: expected %lld bytes of data, the file holds %lld after "
@@ -91,6 +90,11 @@ static size_t dest(const ls_io_stack *s, size_t k, int fortran)
         return k; /* C order kept */
     size_t b = k % B, i = (k / B) % R, j = k / (B * R);
     return b * R * C + i + j * R;
+}
+
+static size_t fortran_dest(size_t k, const void *ctx)
+{
+    return dest(ctx, k, 1);
 }
 
 static int read_values(ls_io_src *src, const ls_npy_desc *d, long long at, ls_io_stack *s,
@@ -144,6 +148,23 @@ int ls_io_read_stack(const char *path, ls_io_stack *s, char *err, size_t errlen)
     long long at = src.offset;
     if (!st)
         st = check_stack(&src, &d, at, err, errlen);
+    if (!st && src.size < 0) {
+        /* a FIFO or a pipe: memory grows with the data, then Fortran order
+         * is rearranged in place */
+        s->batch = (int)d.dims[0], s->rows = (int)d.dims[1];
+        s->cols = d.ndim == 3 ? (int)d.dims[2] : 1;
+        s->ndim = d.ndim;
+        s->layout = d.fortran ? LS_COL_MAJOR : LS_ROW_MAJOR;
+        snprintf(s->dtype, sizeof s->dtype, "%s", src.dtype);
+        size_t total = (size_t)s->batch * s->rows * s->cols;
+        st = ls_npy_stream_values(&src, &d, at, total, &s->data, err, errlen);
+        if (!st && d.fortran && ls_io_permute(s->data, total, fortran_dest, s))
+            st = LS_FAIL(err, errlen, LS_ENOMEM, "%s: no memory to reorder the stack", path);
+        ls_io_close(&src);
+        if (st)
+            ls_io_stack_free(s);
+        return st;
+    }
     if (!st) {
         s->batch = (int)d.dims[0], s->rows = (int)d.dims[1];
         s->cols = d.ndim == 3 ? (int)d.dims[2] : 1;

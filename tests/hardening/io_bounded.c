@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/tool_api.h"
+#include "core/tool_stack.h"
 #include "linsolve.h"
 
 #define MAX_RSS_KB (200L * 1024)
@@ -89,6 +90,26 @@ static size_t npy_bytes(unsigned char *out, long long a, long long b, int fortra
     return 10 + hlen + extra;
 }
 
+/* The same for a 3-D stack (b, n, k). */
+static size_t npy3_bytes(unsigned char *out, long long b, long long n, long long k, int fortran,
+                         size_t extra)
+{
+    char dict[128];
+    int len = snprintf(dict, sizeof dict,
+                       "{'descr': '<f8', 'fortran_order': %s, 'shape': (%lld, %lld, %lld), }",
+                       fortran ? "True" : "False", b, n, k);
+    size_t hlen = (size_t)len + 1;
+    hlen += (64 - (10 + hlen) % 64) % 64;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (unsigned char)(hlen & 0xff);
+    out[9] = (unsigned char)(hlen >> 8);
+    memcpy(out + 10, dict, (size_t)len);
+    memset(out + 10 + len, ' ', hlen - (size_t)len - 1);
+    out[10 + hlen - 1] = '\n';
+    memset(out + 10 + hlen, 0, extra);
+    return 10 + hlen + extra;
+}
+
 enum how { AS_FILE, AS_FIFO, AS_PIPE };
 
 /* In a child: feed bytes to the reader by the chosen way, read, and exit
@@ -101,7 +122,7 @@ typedef struct read_case {
     const char *command; /* AS_PIPE from a shell command instead of bytes */
     const char *device;  /* read this path as a stream instead */
     ls_io_format format;
-    int for_solve;       /* 1 dense for-solve, 2 CSR for-solve, 0 plain dense */
+    int for_solve;       /* 1 dense for-solve, 2 CSR for-solve, 3 .npy stack, 0 plain dense */
     int expect;          /* 'S' singular (> 0), 'E' an error (< 0), 'A' success or a
                             refusal for memory (0, LS_ENOMEM, LS_ESIZE) */
     const char *expect_text; /* in the message, or NULL */
@@ -151,7 +172,12 @@ static int run_read(const read_case *c)
     }
     const char *name = stream ? "<stdin>" : path;
     int st;
-    if (c->for_solve == 2) {
+    if (c->for_solve == 3) {
+        ls_io_stack stack;
+        st = ls_io_read_stack(path, &stack, err, sizeof err);
+        if (st == 0)
+            ls_io_stack_free(&stack);
+    } else if (c->for_solve == 2) {
         ls_csr A;
         st = ls_csr_read_for_solve(path, &A, err, sizeof err);
         if (st == 0)
@@ -213,8 +239,9 @@ static void bad_inputs(void)
                                   "3 100000000 1\n1 1 5\n";
     static const char coord_huge[] = "%%MatrixMarket matrix coordinate real general\n"
                                      "100000000 100000000 1\n1 1 1\n";
-    static unsigned char npy_a[256], npy_b[256];
+    static unsigned char npy_a[256], npy_b[256], npy_s[256];
     size_t na = npy_bytes(npy_a, 30000, 30000, 0, 16), nb = npy_bytes(npy_b, 3, 100000000, 1, 16);
+    size_t ns = npy3_bytes(npy_s, 1000, 1000, 1000, 1, 16);
     const read_case cases[] = {
         {"coordinate 20000^2, 1 entry, file, for solve", AS_FILE, coord_a, sizeof coord_a - 1,
          NULL, NULL, LS_IO_AUTO, 1, 'S', "singular"},
@@ -238,6 +265,8 @@ static void bad_inputs(void)
          NULL},
         {".npy B (3, 10^8) + 16 bytes, pipe", AS_PIPE, npy_b, nb, NULL, NULL, LS_IO_AUTO, 0, 'E',
          NULL},
+        {".npy stack (1000, 1000, 1000) + 16 bytes, FIFO", AS_FIFO, npy_s, ns, NULL, NULL,
+         LS_IO_AUTO, 3, 'E', "holds only 16 bytes"},
         {"/dev/zero as stream, auto", AS_PIPE, NULL, 0, NULL, "/dev/zero", LS_IO_AUTO, 0, 'E',
          NULL},
         {"/dev/zero as stream, Matrix Market", AS_PIPE, NULL, 0, NULL, "/dev/zero", LS_IO_MM, 0,
@@ -290,6 +319,37 @@ static void same_as_file(const char *label, const void *bytes, size_t n)
     unlink(path);
 }
 
+/* A stack read from a file and through a FIFO: equal. */
+static void same_stack(const char *label, const void *bytes, size_t n)
+{
+    char path[512], fifo[512], err[512];
+    snprintf(path, sizeof path, "%s/stack.npy", dir);
+    snprintf(fifo, sizeof fifo, "%s/stack.fifo", dir);
+    put_bytes(path, bytes, n);
+    ls_io_stack a, b;
+    int sa = ls_io_read_stack(path, &a, err, sizeof err);
+    check(sa == 0, "%s: file read: %s", label, err);
+    if (sa != 0 || mkfifo(fifo, 0600) != 0)
+        return;
+    fflush(stdout);
+    pid_t writer = fork();
+    if (writer == 0)
+        feeder(fifo, -1, bytes, n);
+    int sb = ls_io_read_stack(fifo, &b, err, sizeof err);
+    waitpid(writer, NULL, 0);
+    check(sb == 0, "%s: FIFO read: %s", label, err);
+    if (sb == 0) {
+        size_t total = (size_t)a.batch * a.rows * a.cols;
+        check(a.batch == b.batch && a.rows == b.rows && a.cols == b.cols &&
+                  a.layout == b.layout && memcmp(a.data, b.data, total * sizeof(double)) == 0,
+              "%s: the FIFO gave a different stack than the file", label);
+        ls_io_stack_free(&b);
+    }
+    ls_io_stack_free(&a);
+    unlink(path);
+    unlink(fifo);
+}
+
 static void stream_layouts(void)
 {
     /* C-order .npy, 5 x 7 (transposed in place after a stream read) */
@@ -320,6 +380,14 @@ static void stream_layouts(void)
     for (int k = 0; k < 14; k++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%d %d %d\n", 6 - k % 6, 1 + k % 3, k);
     same_as_file("symmetric coordinate with duplicates", text, (size_t)n);
+    for (int fortran = 0; fortran < 2; fortran++) {
+        size_t h = npy3_bytes(buf, 3, 4, 5, fortran, 60 * 8);
+        for (int k = 0; k < 60; k++) {
+            double v = k * 1.5 - 7;
+            memcpy(buf + h - 60 * 8 + 8 * (size_t)k, &v, 8);
+        }
+        same_stack(fortran ? "Fortran-order stack (3, 4, 5)" : "C-order stack (3, 4, 5)", buf, h);
+    }
 }
 
 int main(void)
