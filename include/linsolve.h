@@ -986,9 +986,14 @@ typedef struct ls_problem {
     int ldb;
     long long strideB;
     const ls_csr *csr;    /**< LS_SHAPE_CSR: the matrix (host memory) */
-    int *info;            /**< stack: `batch` entries in the problem's memory, each system's
-                               LAPACK info; NULL: the planner keeps its own (the report still
-                               names the first failure) */
+    int *info;            /**< `batch` entries (1 for one system) in the problem's memory,
+                               each system's LAPACK info; NULL: the planner keeps its own and
+                               the report names the first failure. In device memory (with
+                               ipiv also given for one system) the call does not wait for the
+                               device: info is written when the stream gets there, the caller
+                               reads it, and the report has no info, index or device time */
+    int *ipiv;            /**< optional: n pivots per system (1-based, as LAPACK's), in the
+                               problem's memory; NULL: the planner's own */
     ls_policy policy;     /**< default LS_POLICY_AUTO; ls_options.precision is not read */
     const char *method;   /**< NULL or "auto": the planner picks; else a path name
                                (ls_path_name) or a dense method name (ls_method_name), or for

@@ -43,34 +43,57 @@ static int singular(ls_plan *pl, int info)
     return ls_plan_fail(pl, info, "U(%d,%d) is exactly zero: the matrix is singular", info, info);
 }
 
-/* Row-major A read column-major is A^T: its LU solves A x = b with 'T'.
- * Row-major B is column-major only for one right-hand side stored densely;
- * anything else goes through the batched routine with one system. */
+/* One system through the batched routine (its row-major addressing), with
+ * info in device memory: dinfo, or a temporary read back before return. */
+static int dense_device_batched(ls_plan *pl, int *dinfo)
+{
+    ls_problem *p = pl->p;
+    int f = p->dtype == LS_FLOAT32, info = 0, st = 0, *own = NULL;
+    if (!dinfo)
+        st = ls_device_malloc(pl->ctx, (void **)&own, sizeof(int));
+    int *d = dinfo ? dinfo : own;
+    if (!st)
+        st = f ? ls_sgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, 0, p->ipiv, p->B,
+                                      p->ldb, 0, d, 1, pl->ctx)
+               : ls_dgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, 0, p->ipiv, p->B,
+                                      p->ldb, 0, d, 1, pl->ctx);
+    if (!st && own)
+        st = ls_device_copy(pl->ctx, &info, own, sizeof(int));
+    ls_device_free(pl->ctx, own);
+    return st ? st : info > 0 ? singular(pl, info) : 0;
+}
+
+/* Row-major A read column-major is A^T, whose LU solves A x = b with 'T'
+ * (one right-hand side stored densely); other row-major systems go through
+ * the batched routine. Pivots and info come back to the host: it waits. */
 static int dense_device_rowmajor(ls_plan *pl, int *ipiv)
 {
     ls_problem *p = pl->p;
     int n = p->n, info = 0, st;
     int f = p->dtype == LS_FLOAT32, ld = n > 1 ? n : 1;
-    if (p->nrhs == 1 && p->ldb == 1) {
-        st = f ? ls_sgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx)
-               : ls_dgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx);
-        if (st < 0 || info > 0)
-            return st < 0 ? st : singular(pl, info);
-        st = f ? ls_sgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx)
-               : ls_dgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx);
-        return st;
-    }
-    int *dinfo = NULL;
-    st = ls_device_malloc(pl->ctx, (void **)&dinfo, sizeof(int));
-    if (!st)
-        st = f ? ls_sgesv_batched_gpu(LS_ROW_MAJOR, n, p->nrhs, p->A, p->lda, 0, NULL, p->B,
-                                      p->ldb, 0, dinfo, 1, pl->ctx)
-               : ls_dgesv_batched_gpu(LS_ROW_MAJOR, n, p->nrhs, p->A, p->lda, 0, NULL, p->B,
-                                      p->ldb, 0, dinfo, 1, pl->ctx);
-    if (!st)
-        st = ls_device_copy(pl->ctx, &info, dinfo, sizeof(int));
-    ls_device_free(pl->ctx, dinfo);
-    return st ? st : info > 0 ? singular(pl, info) : 0;
+    if (p->nrhs != 1 || p->ldb != 1)
+        return dense_device_batched(pl, NULL);
+    st = f ? ls_sgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx)
+           : ls_dgetrf_gpu(n, n, p->A, p->lda, ipiv, &info, pl->ctx);
+    if (st < 0 || info > 0)
+        return st < 0 ? st : singular(pl, info);
+    return f ? ls_sgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx)
+             : ls_dgetrs_gpu('T', n, 1, p->A, p->lda, ipiv, p->B, ld, &info, pl->ctx);
+}
+
+/* With the caller's info (and, column-major, pivots) in device memory the
+ * solve is only queued: nothing waits for the device (MAGMA's convention). */
+static int dense_device_async(ls_plan *pl)
+{
+    ls_problem *p = pl->p;
+    pl->rep->t_total = 0;
+    snprintf(pl->rep->message, sizeof pl->rep->message,
+             "queued on the stream: info is the caller's to read");
+    if (p->layout == LS_ROW_MAJOR || !p->ipiv)
+        return dense_device_batched(pl, p->info);
+    return p->dtype == LS_FLOAT32
+               ? ls_sgesv_gpu(p->n, p->nrhs, p->A, p->lda, p->ipiv, p->B, p->ldb, p->info, pl->ctx)
+               : ls_dgesv_gpu(p->n, p->nrhs, p->A, p->lda, p->ipiv, p->B, p->ldb, p->info, pl->ctx);
 }
 
 static int dense_device(ls_plan *pl)
@@ -80,7 +103,10 @@ static int dense_device(ls_plan *pl)
     if (p->dtype == LS_FLOAT64 ? pl->prec != LS_DOUBLE : pl->prec != LS_SINGLE)
         return ls_plan_fail(pl, LS_EUNSUPPORTED,
                             "in device memory the working precision is the data's");
-    int *ipiv = ls_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    pl->rep->method = LS_METHOD_LU;
+    if (p->info)
+        return dense_device_async(pl);
+    int *ipiv = p->ipiv ? p->ipiv : ls_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!ipiv)
         return ls_plan_fail(pl, LS_ENOMEM, "out of memory for %d pivots", n);
     double t0 = ls_now();
@@ -93,10 +119,10 @@ static int dense_device(ls_plan *pl)
         if (ls_plan_is_singular(st))
             st = singular(pl, st);
     }
-    /* the pivots and info came back to the host: the device has finished */
+    /* info came back to the host: the device has finished */
     pl->rep->t_total = ls_now() - t0;
-    pl->rep->method = LS_METHOD_LU;
-    free(ipiv);
+    if (ipiv != p->ipiv)
+        free(ipiv);
     return st;
 }
 

@@ -73,13 +73,13 @@ static int call_batched(ls_plan *pl, int *info)
     ls_problem *p = pl->p;
     int dev = p->memory == LS_MEMORY_DEVICE, f = p->dtype == LS_FLOAT32;
     if (dev)
-        return f ? ls_sgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, NULL,
+        return f ? ls_sgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, p->ipiv,
                                         p->B, p->ldb, p->strideB, info, p->batch, pl->ctx)
-                 : ls_dgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, NULL,
+                 : ls_dgesv_batched_gpu(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, p->ipiv,
                                         p->B, p->ldb, p->strideB, info, p->batch, pl->ctx);
-    return f ? ls_sgesv_batched(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, NULL, p->B,
+    return f ? ls_sgesv_batched(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, p->ipiv, p->B,
                                 p->ldb, p->strideB, info, p->batch, pl->ctx)
-             : ls_dgesv_batched(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, NULL, p->B,
+             : ls_dgesv_batched(p->layout, p->n, p->nrhs, p->A, p->lda, p->strideA, p->ipiv, p->B,
                                 p->ldb, p->strideB, info, p->batch, pl->ctx);
 }
 
@@ -105,6 +105,7 @@ int ls_plan_run_batched(ls_plan *pl)
     ls_problem *p = pl->p;
     int dev = p->memory == LS_MEMORY_DEVICE;
     size_t info_bytes = sizeof(int) * (size_t)p->batch;
+    /* ipiv: the caller's if given (ls_?gesv_batched may leave them out) */
     int *host_info = p->memory == LS_MEMORY_HOST && p->info ? p->info : ls_malloc(info_bytes);
     int *info = p->info ? p->info : host_info, *own_dev = NULL;
     if (!host_info)
@@ -122,11 +123,13 @@ int ls_plan_run_batched(ls_plan *pl)
     double t0 = ls_now();
     if (!st)
         st = call_batched(pl, info);
-    if (!st && dev) /* waits for the stream: the times below are the device's */
+    /* the caller's device info: queued only, the caller reads it (no wait) */
+    int async = dev && p->info;
+    if (!st && dev && !async) /* waits for the stream: the time below is the device's */
         st = ls_device_copy(pl->ctx, host_info, info, info_bytes);
-    pl->rep->t_total = ls_now() - t0;
+    pl->rep->t_total = async ? 0 : ls_now() - t0;
     pl->rep->method = LS_METHOD_LU;
-    if (!st)
+    if (!st && !async)
         st = first_failure(pl, host_info);
     if (check && (st == 0 || ls_plan_is_singular(st))) {
         int c = check_stack(pl, &before, host_info);
