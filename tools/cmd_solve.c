@@ -1,4 +1,5 @@
 /* `linsolve solve`: read A (and B), solve A X = B, check and report. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -33,100 +34,6 @@ typedef struct solve_args {
     ls_mixed_opts mixed_opts;
     const solve_input *ain, *bin; /* A and B, opened once (solve_input.c) */
 } solve_args;
-
-static void solve_help(FILE *out)
-{
-    fprintf(out,
-            "Usage: linsolve solve A [B] [OPTIONS]\n"
-            "\n"
-            "Solve the dense system A X = B (xGESV-style) and verify the answer with\n"
-            "the scaled residual ||B - A X||inf / (n ||A||inf ||X||inf eps) <= 30.\n"
-            "A and B are Matrix Market (.mtx, array or coordinate) or NumPy (.npy)\n"
-            "files, told apart by their content; '-' reads one of them from standard\n"
-            "input. Without B the right-hand side is b = A * ones(n,1), and the forward\n"
-            "error ||x - 1||inf / ||1||inf is reported too.\n"
-            "\n"
-            "Options:\n"
-            "  -o, --output FILE    write X (Matrix Market array, or .npy by extension)\n"
-            "                       whenever one was computed, even if it fails the check;\n"
-            "                       '-' writes it to standard output, and the report\n"
-            "                       then goes to standard error\n"
-            "  --format F           mtx | npy: the format of X, whatever the file's\n"
-            "                       extension (default: by extension; Matrix Market on\n"
-            "                       standard output), and the format standard input must\n"
-            "                       have (default: recognised by content)\n"
-            "  --storage S          auto (default) | dense | sparse: how A is held.\n"
-            "                       auto reads a Matrix Market coordinate A into CSR and\n"
-            "                       solves it sparse when dense storage cannot hold it\n"
-            "                       (n^2 over LS_MAX_ELEMENTS, by default half the host\n"
-            "                       memory), when an option of the sparse solvers is given,\n"
-            "                       or when n > 4096 and nnz < n^2/10 and no dense-only\n"
-            "                       option is; the report says why. Anything else is\n"
-            "                       solved dense. (--format dense|sparse|auto is the\n"
-            "                       deprecated spelling.)\n"
-            "  --method M           auto (default) | ge | lu | gj1 | gj2 | bicgstab |\n"
-            "                       lapack | ge-naive | ge-blocked | ge-coalesced |\n"
-            "                       lu-seed | ge-local | ge-image | ge-buffer\n"
-            "                       ('linsolve info' lists which backend runs which)\n"
-            "  --backend B          auto (default: CUDA, then OpenCL GPU, then CPU) |\n"
-            "                       cpu | cuda | opencl\n"
-            "  --device N           device index within the backend (default: the\n"
-            "                       backend's first; OpenCL prefers a GPU)\n"
-            "  --precision P        auto (default) | double | single: the working\n"
-            "                       precision. auto follows A's dtype, as NumPy does: a\n"
-            "                       float32 .npy is solved in single, anything else\n"
-            "                       (float64 or integer .npy, Matrix Market) in double.\n"
-            "                       X is written in the working precision: .npy '<f4' or\n"
-            "                       '<f8', Matrix Market with 9 or 17 digits.\n"
-            "                       mixed: A, B and X in double, LU in a low precision\n"
-            "                       refined in FP64, FP64 LU when that fails (ls_dsgesv)\n"
-            "  --factor F           with mixed: auto (default) | fp32 | tf32 | tf32x3 |\n"
-            "                       bf16 | fp16 | fp64 (with --pivot rbt) (the cpu has\n"
-            "                       fp32 only)\n"
-            "  --refine K           with mixed: auto (default: IR, GMRES-IR when IR is\n"
-            "                       slow) | ir | gmres\n"
-            "  --pivot P            partial (default) | none (study mode, no row swaps);\n"
-            "                       with mixed: auto (default) | partial | none | rbt (random\n"
-            "                       butterfly transform, then LU without row swaps)\n"
-            "  --no-refine          keep a direct method's own answer: by default one\n"
-            "                       whose residual exceeds 30 gets up to 4 steps of\n"
-            "                       iterative refinement (new solves of A D = B - A X)\n"
-            "  --rtol R             iterative: stop when ||r||/||b|| <= R (default: 10 sqrt(n) eps,\n"
-            "                       enough for a scaled residual <= 10)\n"
-            "  --atol A             iterative: stop when ||r|| <= A (default 0)\n"
-            "  --max-iter K         iterative: at most K iterations (default 2000)\n"
-            "  sparse storage:      --method auto|direct|bicgstab|gmres|cg,\n"
-            "                       --precond none|jacobi|ilu0|ilut [--ilut-tol T]\n"
-            "                       [--ilut-fill P], --restart M, --no-equilibrate,\n"
-            "                       --permute auto|mc64|maxtrans|none: auto = MC64\n"
-            "                       weighted matching + scaling when a diagonal entry is\n"
-            "                       zero or small); --method auto = UMFPACK LU when its\n"
-            "                       estimated memory and flops fit --auto-memory GIB\n"
-            "                       (default half of RAM) and --auto-flops F (default\n"
-            "                       5e10), else CG+IC(0) for symmetric A with a positive\n"
-            "                       diagonal, else GMRES(30)+ILU(0), retried with ILUT\n"
-            "                       when it does not converge (docs/sparse.md)\n"
-            "  --distributed [--grid PxQ] [--nb N]  under mpirun: rank 0 reads A and B,\n"
-            "                       the ranks solve on a PxQ block-cyclic grid, rank 0\n"
-            "                       writes X (docs/distributed.md)\n"
-            "  --json               print one JSON object on stdout instead of the report\n"
-            "  --quiet              print nothing on success (errors still go to stderr)\n"
-            "  --verbose            add the source location to error messages (as the\n"
-            "                       environment variable LS_DEBUG=1 does)\n"
-            "  -h, --help           this text\n"
-            "\n"
-            "Stacks: when A is a 3-D .npy of shape (batch, n, n) and B one of shape\n"
-            "(batch, n) or (batch, n, k), every system is solved at once (batched\n"
-            "gesv, C- or Fortran-order); X keeps B's shape, NaN for a singular system.\n"
-            "The report gives systems/s, GB/s and the singular systems (--json: their\n"
-            "indices); exit status 3 when any system is singular.\n"
-            "\n"
-            "Exit status: 0 solved and residual <= 30; 1 usage error; 2 invalid input\n"
-            "(unreadable, malformed, non-square A, B rows != n, non-finite entries);\n"
-            "3 singular (INFO = i > 0: U(i,i) is exactly zero); 4 inaccurate answer,\n"
-            "no convergence or breakdown; 5 backend unavailable, device error or out\n"
-            "of memory.\n");
-}
 
 /* 0 parsed; 1 help printed; -1 usage error (already reported). */
 static int parse_solve_args(int argc, char **argv, solve_args *a)
@@ -294,16 +201,20 @@ static int read_matrix(const solve_args *a, const solve_input *in, ls_matrix *m,
     double t0 = wall_seconds();
     /* a copied stream is read as the stream it was, under its own name */
     FILE *f = in->fd >= 0 ? fopen(solve_input_path(in), "rb") : NULL;
+    /* A: a coordinate file with an empty row or column is singular, said
+     * before its dense matrix is allocated */
+    int (*reader)(FILE *, const char *, ls_io_format, ls_matrix *, ls_io_info *, ls_progress_fn,
+                  void *, char *, size_t) = in == a->ain ? ls_io_read_for_solve : ls_io_read_from;
     int st = in->fd >= 0 && !f ? LS_EIO
-                               : ls_io_read_from(f, f ? name : solve_input_path(in),
-                                                 stream ? a->format : LS_IO_AUTO, m, info,
-                                                 ls_cli_progress_draw, &bar, err, sizeof err);
+                               : reader(f, f ? name : solve_input_path(in),
+                                        stream ? a->format : LS_IO_AUTO, m, info,
+                                        ls_cli_progress_draw, &bar, err, sizeof err);
     if (f)
         fclose(f);
     res->t_read += wall_seconds() - t0;
     ls_cli_progress_end(&bar);
     if (st != 0) {
-        ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
+        ls_cli_outcome oc = ls_cli_outcome_of(st, st < 0);
         solve_input_rename(in, err, sizeof err);
         /* The reader's text names file and line; add the file only if it does not. */
         if (strstr(err, name))
@@ -425,6 +336,8 @@ static int write_solution(const solve_args *a, double *X, int n, int nrhs, solve
     int st = ls_io_write_to(stream ? stdout : NULL, name, &xm, &o, err, sizeof err);
     if (st != 0) {
         ls_cli_outcome oc = ls_cli_outcome_of(st, 1);
+        if (st == LS_EIO)
+            oc.status = "io_error"; /* exit 2 as for input that cannot be read */
         if (strstr(err, name))
             solve_result_fail(res, oc, st, "%s", err[0] ? err : ls_strerror(st));
         else
@@ -469,6 +382,16 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     if (a->out_path && res->x_computed)
         write_solution(a, X, n, nrhs, res);
     free(X);
+}
+
+/* The value of the last -o / --output before "--", or NULL. */
+static const char *output_path(int argc, char **argv)
+{
+    const char *out = NULL;
+    for (int i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+            out = argv[++i];
+    return out;
 }
 
 /* --json anywhere on the line: a failure before the options were parsed
@@ -545,6 +468,20 @@ int ls_cmd_solve(int argc, char **argv)
                    "usage error (see stderr)");
         return LS_EXIT_USAGE;
     }
+    /* -o is checked before anything is read or solved: an unwritable
+     * target must not cost the solve first. */
+    const char *out_path = output_path(argc, argv);
+    if (out_path && !ls_cli_is_stream(out_path)) {
+        char oerr[512] = "", plain[512];
+        int ost = ls_outfile_check(out_path, oerr, sizeof oerr);
+        if (ost != 0) {
+            const char *text = ls_cli_message(oerr[0] ? oerr : ls_strerror(ost), plain, sizeof plain);
+            fprintf(stderr, "linsolve: %s%s%s\n", strstr(text, out_path) ? "" : out_path,
+                    strstr(text, out_path) ? "" : ": ", text);
+            fail_early(argc, argv, (ls_cli_outcome){LS_EXIT_INPUT, "io_error"}, ost, text);
+            return LS_EXIT_INPUT;
+        }
+    }
     /* A and B are opened (a pipe or FIFO copied) once, before either
      * parser runs: what A holds decides which one does. */
     const char *a_arg = NULL, *b_arg = NULL;
@@ -594,5 +531,12 @@ int ls_cmd_solve(int argc, char **argv)
     }
     solve_input_close(&ain);
     solve_input_close(&bin);
+    /* The report (or --json) is output too: a failed write of it, to a full
+     * disk or a closed pipe, turns success into the I/O status. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "linsolve: <stdout>: write error: %s\n", strerror(errno));
+        if (code == LS_EXIT_OK)
+            code = LS_EXIT_INPUT;
+    }
     return code;
 }

@@ -144,6 +144,30 @@ static int solve(ls_context *ctx, const ls_io_stack *A, void *WA, void *WB, int 
     return st;
 }
 
+/* X in B's shape: a .npy stack, or for a 2-D B (batch, n) a batch x n
+ * Matrix Market array when that format was asked for. */
+static int write_x(const ls_batched_cli *a, const ls_io_stack *B, const double *x, int single,
+                   char *err, size_t errlen)
+{
+    ls_io_stack xs = *B;
+    xs.data = (double *)x;
+    if (ls_cli_output_format(a->out_path, a->format) == LS_IO_NPY)
+        return ls_io_write_stack(a->out_path, &xs, single, err, errlen);
+    size_t rows = (size_t)B->batch, cols = (size_t)B->rows; /* B->cols is 1 here */
+    ls_matrix m = {(int)rows, (int)cols, (int)rows, malloc(sizeof(double) * rows * cols), 0, 0};
+    if (!m.data) {
+        snprintf(err, errlen, "%s: out of memory for X as a matrix", a->out_path);
+        return LS_ENOMEM;
+    }
+    for (size_t b = 0; b < rows; b++) /* system b is row b */
+        for (size_t i = 0; i < cols; i++)
+            m.data[i * rows + b] = x[b * cols + i];
+    ls_io_write_opts o = {LS_IO_MM, single, 0, "X of a stack: one row per system"};
+    int st = ls_io_write_to(NULL, a->out_path, &m, &o, err, errlen);
+    free(m.data);
+    return st;
+}
+
 /* Working-precision copies (single) or the doubles themselves. */
 static void *working(const double *v, size_t count, int single)
 {
@@ -166,6 +190,15 @@ static void run(const ls_batched_cli *a, ls_io_stack *A, ls_io_stack *B, outcome
     }
     if (a->out_path && ls_cli_is_stream(a->out_path)) {
         fail(o, LS_EUNSUPPORTED, 1, "a stack's X is written to a .npy file, not to standard output");
+        return;
+    }
+    /* X keeps B's shape: Matrix Market holds a 2-D one (batch x n), not a 3-D one */
+    if (a->out_path && a->bin && a->bin->npy_ndim == 3 &&
+        ls_cli_output_format(a->out_path, a->format) == LS_IO_MM) {
+        snprintf(msg, sizeof msg, "%s: X of a stack of shape (batch, n, k) has three dimensions "
+                                  "and Matrix Market holds two: write it to a .npy file "
+                                  "(-o X.npy, or --format npy)", a->out_path);
+        fail(o, LS_EUNSUPPORTED, 1, msg);
         return;
     }
     if (A->rows != A->cols) {
@@ -256,11 +289,9 @@ static void run(const ls_batched_cli *a, ls_io_stack *A, ls_io_stack *B, outcome
             if (o->singular)
                 snprintf(o->message, sizeof o->message,
                          "%d of %d systems are singular (exactly zero pivot)", o->singular, batch);
-            if (a->out_path) {
-                ls_io_stack xs = *B;
-                xs.data = x;
-                if (ls_io_write_stack(a->out_path, &xs, single, err, sizeof err) != 0)
-                    fail(o, LS_EIO, 1, err);
+            if (a->out_path && write_x(a, B, x, single, err, sizeof err) != 0) {
+                fail(o, LS_EIO, 1, err);
+                o->word = "io_error";
             }
         }
     }

@@ -4,6 +4,7 @@
 #define LS_TOOLS_SOLVE_INPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum solve_storage {
     SOLVE_STORAGE_AUTO = 0, /* the rule of solve_storage_sparse */
@@ -44,5 +45,8 @@ void solve_input_rename(const solve_input *in, char *msg, size_t len);
  *  large (n > 4096) and sparse (nnz < n^2/10) with no dense-only option. */
 int solve_storage_sparse(solve_storage s, const solve_input *a, int argc, char **argv, char *why,
                          size_t len);
+
+/** The text of `linsolve solve --help` (solve_help.c). */
+void solve_help(FILE *out);
 
 #endif

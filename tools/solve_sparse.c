@@ -27,8 +27,6 @@
 #include "solve_input.h"
 #include "solve_sparse.h"
 
-enum { FMT_NONE, FMT_DENSE, FMT_SPARSE, FMT_AUTO };
-enum { SM_AUTO, SM_DIRECT, SM_BICGSTAB, SM_GMRES, SM_CG };
 
 /* --method auto's default budget for the direct solver's work: UMFPACK ran
  * at 0.7 - 1.3 GFLOP/s on two shared cores (2-D Poisson n = 10^5 and 10^6,
@@ -38,174 +36,12 @@ enum { SM_AUTO, SM_DIRECT, SM_BICGSTAB, SM_GMRES, SM_CG };
 /* From this order on, --method auto on a GPU starts with Jacobi (see there). */
 #define GPU_JACOBI_MIN_N 100000
 
-typedef struct sparse_args {
-    const char *a_path, *b_path, *out_path;
-    int method, json, quiet;
-    ls_iter_options iter;
-    int precond_seen, equil_seen, max_iter_seen;
-    double auto_memory, auto_flops; /* bytes, flops; <= 0: defaults */
-    ls_backend_kind backend;        /* CPU unless --backend says otherwise */
-    int device;
-    ls_context *ctx;                /* the backend's context (NULL: the CPU) */
-    ls_io_format format;            /* --format mtx|npy of X; AUTO: by extension */
-    const solve_input *ain, *bin;   /* A and B, opened once (solve_input.c) */
-} sparse_args;
 
 static double wall(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int parse(int argc, char **argv, sparse_args *a)
-{
-    const char *cmd = "solve";
-    memset(a, 0, sizeof *a);
-    ls_iter_options_init(&a->iter);
-    a->backend = LS_BACKEND_CPU;
-    a->iter.method = LS_ITER_GMRES;
-    a->iter.precond = LS_PRECOND_ILU0;
-    a->iter.equilibrate = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *val;
-        long long iv;
-        if (arg[0] != '-' || arg[1] == '\0') {
-            if (!a->a_path) {
-                a->a_path = arg;
-            } else if (!a->b_path) {
-                a->b_path = arg;
-            } else {
-                ls_cli_usage_error(cmd, "unexpected argument '%s' (A and B already given)", arg);
-                return -1;
-            }
-        } else if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--verbose")) {
-            ls_cli_set_verbose();
-        } else if (!strcmp(arg, "--format")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_format(cmd, val, &a->format) != 0)
-                return -1;
-        } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
-            a->quiet = 1;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(a->out_path = ls_cli_value(cmd, argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(arg, "--method")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)))
-                return -1;
-            static const char *names[] = {"auto", "direct", "bicgstab", "gmres", "cg"};
-            a->method = -1;
-            for (int k = 0; k < 5; k++)
-                if (!strcmp(val, names[k]))
-                    a->method = k;
-            if (a->method < 0) {
-                ls_cli_usage_error(cmd, "sparse input: unknown method '%s' (auto, direct, "
-                                        "bicgstab, gmres, cg)", val);
-                return -1;
-            }
-        } else if (!strcmp(arg, "--precond")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)))
-                return -1;
-            if (!strcmp(val, "none"))
-                a->iter.precond = LS_PRECOND_NONE;
-            else if (!strcmp(val, "jacobi"))
-                a->iter.precond = LS_PRECOND_JACOBI;
-            else if (!strcmp(val, "ilu0"))
-                a->iter.precond = LS_PRECOND_ILU0;
-            else if (!strcmp(val, "ilut"))
-                a->iter.precond = LS_PRECOND_ILUT;
-            else {
-                ls_cli_usage_error(cmd, "unknown preconditioner '%s' (none, jacobi, ilu0, ilut)",
-                                   val);
-                return -1;
-            }
-            a->precond_seen = 1;
-        } else if (!strcmp(arg, "--ilut-tol") || !strcmp(arg, "--ilut-fill")) {
-            double v;
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_double(cmd, arg, val, &v) != 0)
-                return -1;
-            if (arg[7] == 't' ? !(v >= 0) || !isfinite(v) : !(v >= 0 && v <= 1e9 && v == floor(v))) {
-                ls_cli_usage_error(cmd, "%s must be %s", arg,
-                                   arg[7] == 't' ? "finite and >= 0" : "an integer >= 0");
-                return -1;
-            }
-            if (arg[7] == 't')
-                a->iter.ilut_tol = v;
-            else
-                a->iter.ilut_fill = (int)v;
-        } else if (!strcmp(arg, "--permute")) {
-            static const char *names[] = {"auto", "mc64", "maxtrans", "none"};
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)))
-                return -1;
-            int k = 0;
-            while (k < 4 && strcmp(val, names[k]))
-                k++;
-            if (k == 4) {
-                ls_cli_usage_error(cmd, "unknown permutation '%s' (auto, mc64, maxtrans, none)",
-                                   val);
-                return -1;
-            }
-            a->iter.permute = (ls_permute)k;
-        } else if (!strcmp(arg, "--no-equilibrate")) {
-            a->iter.equilibrate = 0;
-            a->equil_seen = 1;
-        } else if (!strcmp(arg, "--auto-memory") || !strcmp(arg, "--auto-flops")) {
-            double v;
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_double(cmd, arg, val, &v) != 0)
-                return -1;
-            if (!(v > 0)) {
-                ls_cli_usage_error(cmd, "%s must be > 0", arg);
-                return -1;
-            }
-            if (arg[7] == 'm')
-                a->auto_memory = v * 1073741824.0; /* GiB */
-            else
-                a->auto_flops = v;
-        } else if (!strcmp(arg, "--rtol")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_double(cmd, arg, val, &a->iter.rtol) != 0)
-                return -1;
-        } else if (!strcmp(arg, "--max-iter") || !strcmp(arg, "--restart")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_int(cmd, arg, val, 1, INT_MAX, &iv) != 0)
-                return -1;
-            *(arg[2] == 'm' ? &a->iter.max_iter : &a->iter.restart) = (int)iv;
-            a->max_iter_seen |= arg[2] == 'm';
-        } else if (!strcmp(arg, "--backend")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)))
-                return -1;
-            /* auto stays on the CPU: a GPU pays only for large systems,
-             * and the choice should be the caller's */
-            if (!strcmp(val, "auto") || !strcmp(val, "cpu"))
-                a->backend = LS_BACKEND_CPU;
-            else if (!strcmp(val, "cuda"))
-                a->backend = LS_BACKEND_CUDA;
-            else {
-                ls_cli_usage_error(cmd, "sparse input runs on the cpu or cuda backend, not '%s'",
-                                   val);
-                return -1;
-            }
-        } else if (!strcmp(arg, "--device")) {
-            if (!(val = ls_cli_value(cmd, argc, argv, &i)) ||
-                ls_cli_parse_int(cmd, arg, val, 0, 1024, &iv) != 0)
-                return -1;
-            a->device = (int)iv;
-        } else {
-            ls_cli_usage_error(cmd, "option '%s' is not available on the sparse path "
-                                    "(A stored sparse; --storage dense for the dense solvers)",
-                               arg);
-            return -1;
-        }
-    }
-    if (!a->a_path) {
-        ls_cli_usage_error(cmd, "missing the matrix file A");
-        return -1;
-    }
-    return 0;
 }
 
 static int exit_of(int st)
@@ -392,10 +228,12 @@ static int sparse_fail(const sparse_args *a, const char *why, int st, int code, 
 static int read_sparse(const sparse_args *a, const char *why, ls_csr *A, ls_matrix *Bm)
 {
     char err[512] = "";
-    int st = ls_csr_read_mm(solve_input_path(a->ain), A, err, sizeof err);
+    /* an empty row or column: singular, said before the CSR rows exist */
+    int st = ls_csr_read_for_solve(solve_input_path(a->ain), A, err, sizeof err);
     if (st) {
         solve_input_rename(a->ain, err, sizeof err);
-        return sparse_fail(a, why, st, st == LS_ENOMEM ? LS_EXIT_UNAVAILABLE : LS_EXIT_INPUT,
+        return sparse_fail(a, why, st, st > 0 ? LS_EXIT_SINGULAR
+                                       : st == LS_ENOMEM ? LS_EXIT_UNAVAILABLE : LS_EXIT_INPUT,
                            err);
     }
     const int64_t n = A->n_rows;
@@ -630,7 +468,7 @@ int solve_sparse_run(int argc, char **argv, const solve_input *ain, const solve_
                      const char *why)
 {
     sparse_args a;
-    if (parse(argc, argv, &a) != 0)
+    if (solve_sparse_parse(argc, argv, &a) != 0)
         return LS_EXIT_USAGE;
     a.ain = ain;
     a.bin = bin;
