@@ -33,6 +33,7 @@ typedef struct ls_cuda_ctx {
     size_t lu_ws_bytes;
     signed char lu_cluster[2]; /* cluster leaf usable, per [double, single]: 0 unknown, 1 yes, -1 no */
     signed char lu_push[2];    /* push leaf's cluster size, per [double, single]: 0 unknown, -1 none */
+    signed char lu_small[2];   /* small-n LU's largest cluster (lu_small.c), as lu_push */
     struct lsc_lookahead *la;  /* the look-ahead LU's panel stream and solver (lazy) */
     struct lsc_graphs *graphs; /* repeated getrf / getrs as CUDA graphs (lu_graph.c; lazy) */
     unsigned ws_gen;           /* bumped whenever a workspace a graph may hold moves */

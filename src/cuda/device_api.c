@@ -5,6 +5,7 @@
  * context's stream; host memory makes it synchronise and copy back.
  * Also the device-memory check of the host-array paths. */
 #include "cuda_backend.h"
+#include "lu_small.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -299,7 +300,7 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
                  void *dB, int lddb, int *info, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    int st = 0, hinfo = 0;
+    int st = 0, hinfo = 0, fused = 0;
     piv_info pi;
     memset(&pi, 0, sizeof pi);
     LSC_CUDA(cudaSetDevice(c->device));
@@ -309,6 +310,10 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
     if (nrhs > 0)
         LSC_TRY(need_device(c, dB, 6, "dB", err, errlen));
     LSC_TRY(pi_open(c, &pi, ipiv, n, info, 0, 5, 8, err, errlen));
+    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, ldda, pi.d_ipiv, pi.d_info, dB, lddb, &fused, err,
+                              errlen));
+    if (fused) /* factors and solution in one launch; B untouched when info > 0 */
+        goto done;
     LSC_TRY(lsc_getrf_device(c, p, n, n, dA, ldda, pi.d_ipiv, pi.d_info, err, errlen));
     if (!pi.dev_info) {
         /* info in host memory: LAPACK's rule, no solve after a zero pivot */

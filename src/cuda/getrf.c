@@ -6,6 +6,7 @@
  * info never leave the device: no host sync. */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * back to back with no host round trip between them. */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "lu_small.h"
 
 #include <stdio.h>
 
@@ -65,7 +66,7 @@ int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda,
                   void *B, int ldb, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;
-    int st = 0, hinfo = 0;
+    int st = 0, hinfo = 0, fused = 0;
     size_t es = lsc_elem_size(p), need = 0, a_bytes = (size_t)n * (size_t)n * es;
     size_t b_bytes = (size_t)n * (size_t)nrhs * es;
     char *dmem = NULL;
@@ -98,8 +99,11 @@ int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda,
     LSC_TRY(lsc_stage_h2d(c, dB, (size_t)n * es, B, (size_t)ldb * es, (size_t)n * es,
                           (size_t)nrhs, err, errlen));
     LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), c->stream));
-    LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
-    LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
+    if (!fused) {
+        LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
+        LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    }
     LSC_CUDA(cudaMemcpyAsync(ipiv, d_ipiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
                              c->stream));
     LSC_CUDA(cudaMemcpyAsync(&hinfo, d_info, sizeof(int), cudaMemcpyDeviceToHost, c->stream));

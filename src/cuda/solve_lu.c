@@ -4,6 +4,7 @@
  * checked against the free device memory. */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {
-    int st = 0, info = 0, n = job->n, nrhs = job->nrhs;
+    int st = 0, info = 0, n = job->n, nrhs = job->nrhs, fused = 0;
     const ls_precision p = job->prec;
     size_t es = lsc_elem_size(job->prec), need = 0;
     cudaStream_t s = c->stream;
@@ -40,12 +41,17 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
                                (size_t)nrhs, cudaMemcpyHostToDevice, s));
     LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), s));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_H2D], s));
-    LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
+    /* small n: factor and solve in one launch (the solve's time then
+     * counts as the factorization's) */
+    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
+    if (!fused)
+        LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_FACTOR], s));
     /* getrs queued right behind getrf, pivots read on the device: no host
      * round trip. After a zero pivot it solves with a singular U (X then
      * holds Inf/NaN), and X is not copied out. */
-    LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
+    if (!fused)
+        LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_SOLVE], s));
     LSC_CUDA(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
     if (job->ipiv)
