@@ -1,7 +1,9 @@
 /* linsolve._core.lu_factor / lu_solve: ls_?getrf and ls_?getrs over a
  * stack, in the precision of the output array, GIL released. Pivots cross
  * the boundary 0-based (SciPy's convention) and are checked before getrs
- * reads them, since a bad pivot would send LAPACK out of bounds. */
+ * reads them, since a bad pivot would send LAPACK out of bounds. As SciPy,
+ * check_finite scans a (lu_factor) and b (lu_solve), never the factors:
+ * scanning an n x n lu on every solve cost more than the O(n^2) solve. */
 #include "lsx.h"
 
 #include <stdlib.h>
@@ -13,6 +15,7 @@ typedef struct lu_job {
     int m, n, k;
     char trans;
     int check_finite;
+    int scan_diagonal; /* lu_solve: look for an exactly zero U(i,i) first */
     lsx_ctx *ctx;
     int status;      /* first failure */
     Py_ssize_t index;
@@ -40,14 +43,15 @@ static int getrs(char fmt, char t, int n, int k, const void *A, int lda, const i
                       : ls_sgetrs(t, n, k, (const float *)A, lda, ipiv, (float *)B, ldb, info, c);
 }
 
-/* Copy a stack element into column-major w (or check it in place). */
+/* Copy a stack element into column-major w (w NULL: only check it), and
+ * refuse NaN and Inf when check is set. */
 static int load(lu_job *j, const lsx_arr *src, Py_ssize_t i, int rows, int cols, char *w,
-                char wfmt, int ldw, const char *name)
+                char wfmt, int ldw, const char *name, int check)
 {
     int bi = 0, bj = 0;
     int es = wfmt == 'd' ? 8 : 4;
     if (lsx_copy(rows, cols, lsx_arr_at(src, i), src->fmt, lsx_rstride(src), lsx_cstride(src), w,
-                 wfmt, es, (Py_ssize_t)ldw * es, j->check_finite, &bi, &bj)) {
+                 wfmt, es, (Py_ssize_t)ldw * es, check, &bi, &bj)) {
         char msg[128];
         snprintf(msg, sizeof msg, "%s(%d,%d) is not finite", name, bi + 1, bj + 1);
         fail(j, LS_ENONFINITE, i, msg);
@@ -70,7 +74,11 @@ static void run_factor(lu_job *j)
     }
     for (Py_ssize_t i = 0; i < j->count; i++) {
         char *w = ld ? lsx_arr_at(&j->lu, i) : scratch;
-        if (load(j, &j->a, i, j->m, j->n, w, f, ldw, "a"))
+        /* a factored in place (Python's column-major copy): only checked */
+        int in_place = w == lsx_arr_at(&j->a, i) && j->a.fmt == f &&
+                       lsx_rstride(&j->a) == es && lsx_cstride(&j->a) == (Py_ssize_t)ldw * es;
+        if (in_place ? j->check_finite && load(j, &j->a, i, j->m, j->n, NULL, f, ldw, "a", 1)
+                     : load(j, &j->a, i, j->m, j->n, w, f, ldw, "a", j->check_finite))
             break;
         int info = 0;
         int st = getrf(f, j->m, j->n, w, ldw, ipiv, &info, j->ctx->ctx);
@@ -139,11 +147,10 @@ static void run_solve(lu_job *j)
         const char *A = lda ? lsx_arr_at(&j->lu, i) : sa;
         char *X = ldx ? lsx_arr_at(&j->out, i) : sx;
         int la = lda ? lda : n1, lx = ldx ? ldx : n1;
-        if ((!lda && load(j, &j->lu, i, j->n, j->n, sa, f, la, "lu")) ||
-            (lda && j->check_finite && load(j, &j->lu, i, j->n, j->n, NULL, f, la, "lu")) ||
-            load_piv(j, i, ipiv) || load(j, &j->b, i, j->n, j->k, X, f, lx, "b"))
+        if ((!lda && load(j, &j->lu, i, j->n, j->n, sa, f, la, "lu", 0)) ||
+            load_piv(j, i, ipiv) || load(j, &j->b, i, j->n, j->k, X, f, lx, "b", j->check_finite))
             break;
-        int z = zero_pivot(A, f, j->n, la);
+        int z = j->scan_diagonal ? zero_pivot(A, f, j->n, la) : 0;
         if (z) {
             char msg[128];
             snprintf(msg, sizeof msg, "matrix is singular: U(%d,%d) is exactly zero", z, z);
@@ -221,7 +228,8 @@ PyObject *lsx_py_lu_factor(PyObject *self, PyObject *args)
     return finish(&j, all, 4);
 }
 
-/* lu_solve(lu, piv, b, out, trans, backend, check_finite) -> (status, index, message, where) */
+/* lu_solve(lu, piv, b, out, trans, backend, check_finite, scan_diagonal)
+ *   -> (status, index, message, where) */
 PyObject *lsx_py_lu_solve(PyObject *self, PyObject *args)
 {
     PyObject *olu, *opiv, *ob, *oo, *backend;
@@ -229,8 +237,8 @@ PyObject *lsx_py_lu_solve(PyObject *self, PyObject *args)
     lu_job j;
     memset(&j, 0, sizeof j);
     j.index = -1;
-    if (!PyArg_ParseTuple(args, "OOOOiOp", &olu, &opiv, &ob, &oo, &trans, &backend,
-                          &j.check_finite))
+    if (!PyArg_ParseTuple(args, "OOOOiOpp", &olu, &opiv, &ob, &oo, &trans, &backend,
+                          &j.check_finite, &j.scan_diagonal))
         return NULL;
     if (trans < 0 || trans > 2) {
         PyErr_Format(PyExc_ValueError, "trans must be 0, 1 or 2, not %d", trans);

@@ -1,5 +1,8 @@
-"""LU factors kept for later solves: lu_factor and lu_solve (SciPy's
-convention), on NumPy arrays here and on device arrays in _gpu.py."""
+"""LU factors kept for later solves: lu_factor and lu_solve with SciPy's
+signatures and conventions, on NumPy arrays here and on device arrays in
+_gpu.py. On the CPU the factorization and the triangular solves are the
+linked LAPACK's getrf / getrs (OpenBLAS's where it is the system's) unless
+LS_CPU_GETRF=lu asks for linsolve's own LU."""
 import warnings
 
 import numpy as np
@@ -57,8 +60,47 @@ class LUFactor(tuple):
                 f"backend={self.backend!r}, info={self.info!r})")
 
 
-def lu_factor(a, *, overwrite_a=False, check_finite=True, backend="auto"):
+_F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+
+
+def _lu_dtype(fname, *dtypes):
+    """working_dtype, with float16 read as float32 (SciPy's getrf/getrs do);
+    native float64/float32 answered without the general rules (per-call
+    overhead matters for small systems)."""
+    single = True
+    for d in dtypes:
+        if d == _F64:
+            single = False
+        elif d != _F32 and d != _F16:
+            return working_dtype(fname, *(_F32 if d == _F16 else d for d in dtypes))
+    return _F32 if single else _F64
+
+
+def _in_place(x, dtype):
+    """May the library write into x as a column-major matrix of dtype?"""
+    f = x.flags
+    return x.dtype == dtype and f.writeable and f.aligned and f.f_contiguous
+
+
+def _is_host(*xs):
+    """True unless one of xs may be a device array (NumPy arrays never are)."""
+    for x in xs:
+        if type(x) is not np.ndarray and _gpu.is_device_array(x):
+            return False
+    return True
+
+
+def _floats(x, dtype):
+    """x itself when the library reads it as is (native float32/float64: a
+    float32 x read by a double solve is converted while it is packed), else
+    x converted to dtype."""
+    return x if x.dtype == _F64 or x.dtype == _F32 else x.astype(dtype)
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True, *, backend="auto"):
     """LU factorization with partial pivoting, ``a = P @ L @ U``.
+
+    The signature and the results are ``scipy.linalg.lu_factor``'s.
 
     Parameters
     ----------
@@ -69,7 +111,8 @@ def lu_factor(a, *, overwrite_a=False, check_finite=True, backend="auto"):
         Allow the factors to overwrite a (when a is a writable,
         column-major array of the working dtype; otherwise a copy is made).
     check_finite : bool
-        Refuse NaN and Inf with :class:`NonFiniteError`, as SciPy does.
+        Refuse NaN and Inf with :class:`NonFiniteError` (a ``ValueError``),
+        as SciPy does.
     backend : str
         As in :func:`solve`, for NumPy arrays.
 
@@ -77,45 +120,75 @@ def lu_factor(a, *, overwrite_a=False, check_finite=True, backend="auto"):
     -------
     LUFactor
         ``(lu, piv)``, SciPy's convention (0-based int32 pivots), with
-        ``info`` and ``backend``. An exactly zero pivot gives a
-        :class:`SingularMatrixWarning`, as SciPy's LinAlgWarning; the
-        factors are still returned and :func:`lu_solve` refuses them.
+        ``info`` and ``backend``; lu is a plain ndarray (float32 for
+        float32 and float16 input, float64 otherwise), as SciPy's. An
+        exactly zero pivot gives a :class:`SingularMatrixWarning`, as
+        SciPy's LinAlgWarning; the factors are still returned and
+        :func:`lu_solve` refuses them.
     """
-    if _gpu.is_device_array(a):
+    if not _is_host(a):
         return _gpu.lu_factor(a, check_finite=check_finite)
     a = np.asarray(a)
-    dtype = working_dtype("lu_factor", a.dtype)
+    dtype = _lu_dtype("lu_factor", a.dtype)
     check_matrix("lu_factor", "a", a.shape, square=False)
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
-    a = _native(a, dtype)
-    if overwrite_a and a.dtype == dtype and a.flags.writeable and a.ndim == 2 and \
-            a.flags.f_contiguous:
-        lu = a
+    if a.ndim == 2:
+        # one column-major copy by NumPy (cache-blocked), then the library
+        # factors it in place: cheaper than its strided element-wise copy
+        lu = a if overwrite_a and _in_place(a, dtype) else np.array(a, dtype, order="F")
+        src = lu
     else:
         lu = _empty_colmajor(batch, m, n, dtype)
+        src = _native(a, dtype)
     piv = np.empty(batch + (min(m, n),), np.intc)
     info = np.zeros(batch, np.intc)
-    status, flat, message, _ = _call(_core.lu_factor, a, lu, piv, info, backend,
+    status, flat, message, _ = _call(_core.lu_factor, src, lu, piv, info, backend,
                                      bool(check_finite))
     if status:
         raise error_for(status, message, _index(flat, batch))
-    if (info > 0).any():
+    if not batch:
+        info = int(info)  # cheaper than info.any() on a 0-d array
+        if info:
+            warnings.warn(f"Diagonal number {info} is exactly zero. Singular matrix.",
+                          SingularMatrixWarning, stacklevel=2)
+    elif info.any():
         first = int(np.flatnonzero(info > 0)[0])
-        col = int(info.flat[first])
-        at = f" in system {_index(first, batch)}" if batch else ""
-        warnings.warn(f"Diagonal number {col} is exactly zero{at}. Singular matrix.",
-                      SingularMatrixWarning, stacklevel=2)
-    return LUFactor(lu, piv, int(info) if not batch else info, _call(_core.backend_of, backend))
+        warnings.warn(f"Diagonal number {int(info.flat[first])} is exactly zero in system "
+                      f"{_index(first, batch)}. Singular matrix.", SingularMatrixWarning,
+                      stacklevel=2)
+    return LUFactor(lu, piv, info, _call(_core.backend_of, backend))
 
 
-def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, backend=None):
+def _pivots(piv, n):
+    """piv as int32, 0-based, each in [0, n). Integer arrays and floats of
+    integer value (SciPy accepts them too: its tests pass an empty float
+    array for n = 0) are taken; the C side checks int32 ranges again."""
+    piv = np.asarray(piv)
+    kind = piv.dtype.kind
+    if piv.dtype == np.intc or not piv.size and kind in "iuf":
+        return piv.astype(np.intc, copy=False)
+    if kind == "f":
+        if not (np.isfinite(piv).all() and (piv == np.floor(piv)).all()):
+            raise TypeError("lu_solve: piv must hold integers (or floats of integer value)")
+    elif kind not in "iu":
+        raise TypeError(f"lu_solve: piv must hold integers, not {piv.dtype}")
+    if piv.min() < 0 or piv.max() >= n:
+        raise ValueError(f"lu_solve: pivots must lie in [0, {n})")
+    return piv.astype(np.intc)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, backend=None):
     """Solve ``a @ x = b`` (trans=0), ``a.T @ x = b`` (1) or ``a.H @ x = b`` (2)
     with the factors of :func:`lu_factor`.
+
+    The signature and the results are ``scipy.linalg.lu_solve``'s; stacks
+    of factors and right-hand sides broadcast as in :func:`solve`.
 
     Parameters
     ----------
     lu_and_piv : LUFactor or (lu, piv)
-        From :func:`lu_factor` or ``scipy.linalg.lu_factor`` (0-based piv).
+        From :func:`lu_factor` or ``scipy.linalg.lu_factor`` (0-based piv:
+        integers, or floats of integer value).
         A stack of factors broadcasts against b's batch dimensions.
     b : (..., n) or (..., n, k) array_like
         Right-hand sides (on the same kind of device as the factors).
@@ -125,57 +198,69 @@ def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, ba
         Allow x to be written into b (a writable column-major array of the
         working dtype).
     check_finite : bool
-        Refuse NaN and Inf in lu and b.
+        Refuse NaN and Inf in b, as SciPy does (lu is not scanned: it came
+        from a factorization that checked its input).
     backend : str or None
         None: where the factors were computed (``"auto"`` for a tuple).
 
     Returns
     -------
-    x : array of b's shape
+    x : ndarray of b's shape (a plain ndarray, as SciPy's)
 
     Raises
     ------
     SingularMatrixError
-        When U has an exactly zero diagonal entry.
+        When U has an exactly zero diagonal entry (SciPy's lu_solve
+        returns Inf/NaN there).
     """
     lu, piv = lu_and_piv
     if trans not in (0, 1, 2):
         raise ValueError(f"trans must be 0, 1 or 2, not {trans!r}")
-    if _gpu.is_device_array(lu) or _gpu.is_device_array(b):
+    if not _is_host(lu, b):
         return _gpu.lu_solve(lu_and_piv, b, trans)
-    lu, piv, b = np.asarray(lu), np.asarray(piv), np.asarray(b)
-    dtype = working_dtype("lu_solve", lu.dtype, b.dtype)
-    if piv.dtype.kind not in "iu":
-        raise TypeError(f"lu_solve: piv must hold integers, not {piv.dtype}")
+    lu, b = np.asarray(lu), np.asarray(b)
+    dtype = _lu_dtype("lu_solve", lu.dtype, b.dtype)
     check_matrix("lu_solve", "lu", lu.shape)
     n = lu.shape[-1]
+    piv = _pivots(piv, n)
     if piv.ndim < 1 or piv.shape[-1] != n:
         raise ShapeError(f"lu_solve: piv of shape {piv.shape} does not fit lu of shape {lu.shape}")
-    if piv.dtype.itemsize > 4 and piv.size and (piv.min() < 0 or piv.max() >= n):
-        raise ValueError(f"lu_solve: pivots must lie in [0, {n})")
     if b.ndim == 0:
         raise ShapeError("lu_solve: b must be at least one-dimensional")
     vector = rhs_is_vector(lu.ndim, b.ndim)
     core = (b.shape[-1], 1) if vector else b.shape[-2:]
     if core[0] != n:
         raise ShapeError(f"lu_solve: b has {core[0]} rows but lu is {n} x {n}")
+    k = core[1]
+    if backend is None:
+        backend = getattr(lu_and_piv, "backend", "auto")
+    # Factors from lu_factor with info 0 have no zero on U's diagonal: the
+    # scan for one (a cache miss per column) is left to tuples of other origin.
+    info = getattr(lu_and_piv, "info", None) if type(lu_and_piv) is LUFactor else None
+    scan_diagonal = info is None or (info != 0 if type(info) is int else bool(info.any()))
+    if lu.ndim == 2 and piv.ndim == 1 and b.ndim <= 2:  # one system: no broadcasting
+        if not n or not k:
+            return np.empty(b.shape, dtype)
+        bb = b[:, None] if vector else b
+        out = bb if overwrite_b and _in_place(bb, dtype) else np.empty((k, n), dtype).T
+        status, flat, message, _ = _call(_core.lu_solve, _floats(lu, dtype), piv,
+                                         _floats(bb, dtype), out, int(trans), backend,
+                                         bool(check_finite), scan_diagonal)
+        if status:
+            raise error_for(status, message, None)
+        return out[:, 0] if vector else out
     b_batch = b.shape[:-1] if vector else b.shape[:-2]
     batch = broadcast_batch("lu_solve", ("lu", lu.shape[:-2]), ("piv", piv.shape[:-1]),
                             ("b", b_batch))
-    k = core[1]
+    if not n or not k:
+        return np.empty(batch + ((n,) if vector else (n, k)), dtype)
     lu = np.broadcast_to(_native(lu, dtype), batch + (n, n))
-    piv = np.broadcast_to(piv.astype(np.intc, copy=False), batch + (n,))
+    piv = np.broadcast_to(piv, batch + (n,))
     bb = _native(b, dtype)
     bb = np.broadcast_to(bb[..., None] if vector else bb, batch + (n, k))
-    if overwrite_b and not batch and b.dtype == dtype and b.flags.writeable and \
-            b.flags.f_contiguous:
-        out = b[:, None] if vector else b  # x replaces b in place
-    else:
-        out = _empty_colmajor(batch, n, k, dtype)
-    if backend is None:
-        backend = getattr(lu_and_piv, "backend", "auto")
+    out = _empty_colmajor(batch, n, k, dtype)
     status, flat, message, _ = _call(_core.lu_solve, lu, piv, bb, out, int(trans), backend,
-                                     bool(check_finite))
+                                     bool(check_finite), scan_diagonal)
     if status:
         raise error_for(status, message, _index(flat, batch))
     return out[..., 0] if vector else out
