@@ -1,15 +1,23 @@
 /* Settings from the environment and the linsolve contexts, all created on
  * first use: a program that never makes a large call never loads CUDA.
  *
- * Threads: one mutex guards creation; a created context is published with
- * release/acquire so later calls read it without locking. A GPU context
- * runs one call at a time (its backend keeps handles and workspace); the
- * CPU context is only read (ls_*getrf with it runs the reference LU).
+ * Threads: one mutex guards creation; a created GPU context is published
+ * with release/acquire so later calls read it without locking, and runs one
+ * call at a time (its backend keeps handles and workspace). The CPU path
+ * gives every thread a context of its own, created on that thread's first
+ * call and destroyed when the thread exits (a pthread key's destructor):
+ * ls_dgesv and friends hold their context's lock for the whole call, so
+ * one shared CPU context would run the threads' calls one at a time.
  *
- * fork(): the handlers below hold every lock across the fork, so the child
- * never inherits one held by a thread that does not exist there. A child
+ * fork(): the handlers below take every lock this library owns, in one
+ * order (creation, the GPU run locks, the CPU list, each thread's CPU run
+ * lock), and release them in parent and child. A fork therefore waits for
+ * the calls in progress to end, and the child never inherits a lock, or a
+ * context's own lock, held by a thread that does not exist there. A child
  * does not touch a GPU context its parent created (CUDA cannot be used
- * across fork): it takes the system path instead. Contexts the parent never
+ * across fork): it takes the system path instead. The CPU contexts of the
+ * other threads are dropped from the child's list (their threads are not
+ * there); the forking thread keeps its own. Contexts the parent never
  * created are created by the child on its own first use, as usual.
  * linsolve's CPU LU runs OpenMP regions on the calling thread, and libgomp
  * keeps that thread's workers for the next region; a child forked from it
@@ -42,11 +50,25 @@ static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int config_ready;
 static lsl_config config;
 static slot slots[LSL_PATH_AUTO] = {
-    [LSL_PATH_CPU] = {.run = PTHREAD_MUTEX_INITIALIZER},
     [LSL_PATH_CUDA] = {.run = PTHREAD_MUTEX_INITIALIZER},
     [LSL_PATH_OPENCL] = {.run = PTHREAD_MUTEX_INITIALIZER},
 };
 static atomic_int warned[LSL_WARN_KEYS_];
+
+/* A thread's CPU context. `run` is held for each of its calls and by the
+ * fork handlers; the list (all live threads' contexts) only by creation,
+ * thread exit and the fork handlers. */
+typedef struct cpu_slot {
+    pthread_mutex_t run;
+    ls_context *ctx;
+    pthread_t owner;
+    struct cpu_slot *prev, *next;
+} cpu_slot;
+
+static pthread_mutex_t cpu_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static cpu_slot *cpu_list;
+static pthread_key_t cpu_key; /* the calling thread's cpu_slot */
+static int cpu_key_ready;
 static _Thread_local int cpu_lu_ran_here;
 static void (*set_openmp_threads)(int); /* omp_set_num_threads, if loaded */
 
@@ -133,12 +155,11 @@ const lsl_config *lsl_config_get(void)
     return &config;
 }
 
+/* A GPU context, shared by all threads (one call at a time). */
 static void create(lsl_path path)
 {
     slot *s = &slots[path];
-    ls_backend_kind kind = path == LSL_PATH_CPU    ? LS_BACKEND_CPU
-                           : path == LSL_PATH_CUDA ? LS_BACKEND_CUDA
-                                                   : LS_BACKEND_OPENCL;
+    ls_backend_kind kind = path == LSL_PATH_CUDA ? LS_BACKEND_CUDA : LS_BACKEND_OPENCL;
     ls_context *ctx = NULL;
     int st = ls_context_create(&ctx, kind, path == LSL_PATH_OPENCL ? -1 : 0);
     if (st) {
@@ -153,9 +174,82 @@ static void create(lsl_path path)
     atomic_store_explicit(&s->state, CTX_READY, memory_order_release);
 }
 
+static void cpu_unlink(cpu_slot *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        cpu_list = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+/* The key's destructor: the thread is exiting, outside any call. */
+static void cpu_slot_free(void *p)
+{
+    cpu_slot *c = p;
+    pthread_mutex_lock(&cpu_list_lock);
+    cpu_unlink(c);
+    pthread_mutex_unlock(&cpu_list_lock);
+    ls_context_destroy(c->ctx);
+    pthread_mutex_destroy(&c->run);
+    free(c);
+}
+
+/* The calling thread's CPU slot, created on its first call; NULL when it
+ * cannot be had (warned once; the call takes the system path). */
+static cpu_slot *cpu_slot_get(void)
+{
+    if (!cpu_key_ready) {
+        lsl_warn_once(LSL_WARN_NO_CPU, "no thread-specific key for the cpu contexts: "
+                                       "using the system LAPACK");
+        return NULL;
+    }
+    cpu_slot *c = pthread_getspecific(cpu_key);
+    if (c)
+        return c;
+    ls_context *ctx = NULL;
+    int st = ls_context_create(&ctx, LS_BACKEND_CPU, 0);
+    c = st ? NULL : calloc(1, sizeof *c);
+    if (!c || pthread_mutex_init(&c->run, NULL)) {
+        lsl_warn_once(LSL_WARN_NO_CPU, "no cpu context (%s%s%s): using the system LAPACK",
+                      ls_strerror(st ? st : LS_ENOMEM), ctx ? ": " : "",
+                      ctx ? ls_context_error(ctx) : "");
+        ls_context_destroy(ctx);
+        free(c);
+        return NULL;
+    }
+    c->ctx = ctx;
+    c->owner = pthread_self();
+    pthread_mutex_lock(&cpu_list_lock);
+    c->next = cpu_list;
+    if (cpu_list)
+        cpu_list->prev = c;
+    cpu_list = c;
+    pthread_mutex_unlock(&cpu_list_lock);
+    if (pthread_setspecific(cpu_key, c)) {
+        pthread_mutex_lock(&cpu_list_lock);
+        cpu_unlink(c);
+        pthread_mutex_unlock(&cpu_list_lock);
+        ls_context_destroy(ctx);
+        pthread_mutex_destroy(&c->run);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
 ls_context *lsl_context_acquire(lsl_path path)
 {
-    if (path != LSL_PATH_CPU && !is_gpu(path))
+    if (path == LSL_PATH_CPU) {
+        cpu_slot *c = cpu_slot_get();
+        if (!c)
+            return NULL;
+        pthread_mutex_lock(&c->run);
+        return c->ctx;
+    }
+    if (!is_gpu(path))
         return NULL;
     slot *s = &slots[path];
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
@@ -214,12 +308,19 @@ void *lsl_save_buffer(lsl_path path, size_t bytes, int *owned)
 
 void lsl_context_release(lsl_path path)
 {
-    if (is_gpu(path))
+    if (is_gpu(path)) {
         pthread_mutex_unlock(&slots[path].run);
+    } else if (path == LSL_PATH_CPU) {
+        cpu_slot *c = pthread_getspecific(cpu_key);
+        if (c)
+            pthread_mutex_unlock(&c->run);
+    }
 }
 
 void lsl_context_disable(lsl_path path, const char *why)
 {
+    if (!is_gpu(path))
+        return; /* the CPU LU has no device to lose */
     /* Left allocated: another thread may still hold it, and tearing down
      * a failed device can hang. */
     atomic_store_explicit(&slots[path].state, CTX_FAILED, memory_order_release);
@@ -232,18 +333,33 @@ void lsl_note_cpu_lu(void)
     cpu_lu_ran_here = 1;
 }
 
+/* Lock order, here and everywhere: create_lock, the GPU run locks (CUDA,
+ * then OpenCL), cpu_list_lock, the CPU run locks in list order. No path
+ * takes an earlier lock while holding a later one: a call holds only its
+ * own run lock while it runs, creation and thread exit only cpu_list_lock. */
 static void before_fork(void)
 {
     pthread_mutex_lock(&create_lock);
     pthread_mutex_lock(&slots[LSL_PATH_CUDA].run);
     pthread_mutex_lock(&slots[LSL_PATH_OPENCL].run);
+    pthread_mutex_lock(&cpu_list_lock);
+    for (cpu_slot *c = cpu_list; c; c = c->next)
+        pthread_mutex_lock(&c->run);
+}
+
+static void unlock_all(void)
+{
+    for (cpu_slot *c = cpu_list; c; c = c->next)
+        pthread_mutex_unlock(&c->run);
+    pthread_mutex_unlock(&cpu_list_lock);
+    pthread_mutex_unlock(&slots[LSL_PATH_OPENCL].run);
+    pthread_mutex_unlock(&slots[LSL_PATH_CUDA].run);
+    pthread_mutex_unlock(&create_lock);
 }
 
 static void after_fork_parent(void)
 {
-    pthread_mutex_unlock(&slots[LSL_PATH_OPENCL].run);
-    pthread_mutex_unlock(&slots[LSL_PATH_CUDA].run);
-    pthread_mutex_unlock(&create_lock);
+    unlock_all();
 }
 
 static void after_fork_child(void)
@@ -255,12 +371,31 @@ static void after_fork_child(void)
         }
     if (cpu_lu_ran_here && set_openmp_threads)
         set_openmp_threads(1);
-    after_fork_parent();
+    unlock_all();
+    /* Other threads' CPU contexts: their threads, the only users, are not
+     * in this process. Left allocated (a fork child frees nothing it need
+     * not), but off the list, so later forks here do not visit them. */
+    pthread_t self = pthread_self();
+    for (cpu_slot *c = cpu_list, *next; c; c = next) {
+        next = c->next;
+        if (!pthread_equal(c->owner, self))
+            cpu_unlink(c);
+    }
 }
 
 __attribute__((constructor)) static void register_fork_handlers(void)
 {
     /* looked up now: a child must not need the loader's lock */
     set_openmp_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    cpu_key_ready = pthread_key_create(&cpu_key, cpu_slot_free) == 0;
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* Unloaded (dlclose): no destructor may run into unmapped code. The
+ * contexts of threads still alive are left allocated. */
+__attribute__((destructor)) static void drop_cpu_key(void)
+{
+    if (cpu_key_ready)
+        pthread_key_delete(cpu_key);
+    cpu_key_ready = 0;
 }

@@ -60,8 +60,9 @@ typedef struct lsl_config {
 const lsl_config *lsl_config_get(void);
 /* The context for a linsolve path, created on first use; NULL if it cannot
  * be had (warned once with LS_LAPACK_VERBOSE=1). A non-NULL result must be
- * handed back with lsl_context_release (GPU contexts run one call at a
- * time). */
+ * handed back with lsl_context_release on the same thread. A GPU context is
+ * shared and runs one call at a time; the CPU context is the calling
+ * thread's own, so CPU calls of different threads run at once. */
 ls_context *lsl_context_acquire(lsl_path path);
 void lsl_context_release(lsl_path path);
 /* A buffer of at least `bytes` for one call's safety copy, valid while the
