@@ -178,3 +178,58 @@ int lsx_copy(int m, int n, const char *src, char sfmt, Py_ssize_t srs, Py_ssize_
         LSX_COPY_BODY(float, float);
     }
 }
+
+/* x's batch dimension matching full's dimension d, or -1 when x has none
+ * there or broadcasts along it (size 1). */
+static int bcast_dim(const lsx_arr *x, const lsx_arr *full, int d)
+{
+    int xd = d - (full->nbatch - x->nbatch);
+    return xd >= 0 && x->view.shape[xd] != 1 ? xd : -1;
+}
+
+char *lsx_arr_at_bcast(const lsx_arr *x, const lsx_arr *full, Py_ssize_t idx)
+{
+    char *p = (char *)x->view.buf;
+    for (int d = full->nbatch - 1; d >= 0; d--) {
+        Py_ssize_t len = full->view.shape[d];
+        int xd = bcast_dim(x, full, d);
+        if (xd >= 0)
+            p += (idx % len) * x->view.strides[xd];
+        idx /= len;
+    }
+    return p;
+}
+
+int lsx_bcast_check(const lsx_arr *x, const lsx_arr *full, const char *name)
+{
+    int ok = x->nbatch <= full->nbatch;
+    for (int xd = 0; ok && xd < x->nbatch; xd++) {
+        Py_ssize_t len = x->view.shape[xd];
+        ok = len == 1 || len == full->view.shape[xd + full->nbatch - x->nbatch];
+    }
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "%s: batch shape does not broadcast to the result's", name);
+    return ok ? 0 : -1;
+}
+
+int lsx_uniform_stride(const lsx_arr *x, const lsx_arr *full, Py_ssize_t *step)
+{
+    Py_ssize_t s = 0, span = 1;
+    int have = 0;
+    for (int d = full->nbatch - 1; d >= 0; d--) {
+        Py_ssize_t len = full->view.shape[d];
+        if (len == 1)
+            continue;
+        int xd = bcast_dim(x, full, d);
+        Py_ssize_t eff = xd >= 0 ? x->view.strides[xd] : 0;
+        if (!have) {
+            s = eff;
+            have = 1;
+        } else if (eff != s * span) {
+            return 0;
+        }
+        span *= len;
+    }
+    *step = s;
+    return 1;
+}

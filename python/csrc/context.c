@@ -3,6 +3,7 @@
  * its lock lets threads that released the GIL take turns on it. */
 #include "lsx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define LSX_MAX_CONTEXTS 32
@@ -54,6 +55,8 @@ lsx_ctx *lsx_context_get(ls_backend_kind kind, int device)
     c->device = device;
     c->ctx = ctx;
     c->lock = lock;
+    c->scratch = NULL;
+    c->scratch_bytes = 0;
     return c;
 }
 
@@ -67,9 +70,20 @@ void lsx_context_unlock(lsx_ctx *c)
     PyThread_release_lock(c->lock);
 }
 
+void *lsx_context_scratch(lsx_ctx *c, size_t bytes)
+{
+    if (bytes > c->scratch_bytes) {
+        free(c->scratch);
+        c->scratch = malloc(bytes);
+        c->scratch_bytes = c->scratch ? bytes : 0;
+    }
+    return c->scratch;
+}
+
 void lsx_context_clear_all(void)
 {
     for (int i = 0; i < cache_len; i++) {
+        free(cache[i].scratch);
         ls_context_destroy(cache[i].ctx);
         PyThread_free_lock(cache[i].lock);
     }

@@ -18,6 +18,8 @@ typedef struct lsx_ctx {
     int device;
     ls_context *ctx;
     PyThread_type_lock lock;
+    void *scratch; /* kept between calls (fresh pages cost more than the copy into them) */
+    size_t scratch_bytes;
 } lsx_ctx;
 
 /* Needs the GIL. On failure sets a Python exception whose args carry the
@@ -26,6 +28,9 @@ lsx_ctx *lsx_context_get(ls_backend_kind kind, int device);
 void lsx_context_lock(lsx_ctx *c);   /* without the GIL */
 void lsx_context_unlock(lsx_ctx *c);
 void lsx_context_clear_all(void);
+/* Scratch of at least `bytes` owned by the context (its lock held), NULL
+ * when out of memory; reused by the next call of the same context. */
+void *lsx_context_scratch(lsx_ctx *c, size_t bytes);
 int lsx_parse_backend(PyObject *name, ls_backend_kind *out);
 
 /* ------------------------------------------------------------ arrays */
@@ -64,6 +69,37 @@ int lsx_arr_batch_shared(const lsx_arr *a);
 int lsx_copy(int m, int n, const char *src, char sfmt, Py_ssize_t srs, Py_ssize_t scs, char *dst,
              char dfmt, Py_ssize_t drs, Py_ssize_t dcs, int check, int *bi, int *bj);
 
+/* One matrix of a strided stack, as lsx_pack reads it (strides in bytes). */
+typedef struct lsx_pack_src {
+    const char *base;
+    char fmt; /* 'd' or 'f' */
+    int esize;
+    int rows, cols;
+    Py_ssize_t rs, cs;
+} lsx_pack_src;
+
+/* Copy one matrix into dst (type dfmt, strides drs/dcs in bytes), quickly
+ * when both sides run the same way or the copy only transposes. With
+ * check, stops at the first non-finite value: returns 1 and its 0-based
+ * (row, column). dst NULL: only check. */
+int lsx_pack(const lsx_pack_src *s, char *dst, char dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+             int check, int *bi, int *bj);
+
+/* Position of the first NaN or Inf of count contiguous elements, or -1. */
+Py_ssize_t lsx_scan(const char *p, char fmt, Py_ssize_t count);
+/* ||B - A X||inf / (n ||A||inf ||X||inf eps) of one system (check.c). */
+double lsx_residual(const lsx_pack_src *A, const lsx_pack_src *B, const lsx_pack_src *X,
+                    double eps);
+
+/* Stack element idx of x, where idx counts over the batch shape of full
+ * (C order) and x's batch shape broadcasts to it (fewer or size-1 dims). */
+char *lsx_arr_at_bcast(const lsx_arr *x, const lsx_arr *full, Py_ssize_t idx);
+/* Does x broadcast to full's batch shape? 0 yes; -1 with ValueError set. */
+int lsx_bcast_check(const lsx_arr *x, const lsx_arr *full, const char *name);
+/* 1 when element idx of x lies at base + idx * (*step) bytes for every idx
+ * (step 0: one matrix shared by the whole stack), else 0. */
+int lsx_uniform_stride(const lsx_arr *x, const lsx_arr *full, Py_ssize_t *step);
+
 /* ------------------------------------------------------------ results */
 /* Sum of the reports of a stack: times, flops and bytes add up; the
  * residual and iterations are the worst; the message is the worst
@@ -81,11 +117,20 @@ void lsx_summary_add(lsx_summary *s, const ls_report *r, int status, Py_ssize_t 
 void lsx_summary_free(lsx_summary *s);
 PyObject *lsx_summary_dict(const lsx_summary *s);
 
+/* One report of ls_solve_problem as a dict: lsx_summary_dict's keys and the
+ * planner's path and why; index is the flat stack index (-1: none). */
+PyObject *lsx_report_dict(const ls_report *r, int status);
+
+/* Systems per chunk of a stack solve (Ctrl-C is checked between chunks). */
+extern Py_ssize_t lsx_stack_chunk;
+
 /* (status, index, message, where): what Python raises from. */
 PyObject *lsx_outcome(int status, Py_ssize_t index, const char *message, const char *where);
 
 /* ------------------------------------------------------------ entry points */
-PyObject *lsx_py_solve(PyObject *self, PyObject *args);
+PyObject *lsx_py_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *lsx_py_solve_csr(PyObject *self, PyObject *args);
+PyObject *lsx_py_stack_chunk(PyObject *self, PyObject *args);
 PyObject *lsx_py_lu_factor(PyObject *self, PyObject *args);
 PyObject *lsx_py_lu_solve(PyObject *self, PyObject *args);
 PyObject *lsx_py_info(PyObject *self, PyObject *args);

@@ -40,8 +40,13 @@ static PyObject *py_methods(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"solve", lsx_py_solve, METH_VARARGS,
-     "solve(a, b, out, method, backend, precision, check, refine) -> (status, index, report)"},
+    {"solve", (PyCFunction)(void (*)(void))lsx_py_solve, METH_FASTCALL,
+     "solve(a, b, out, vector, flags, policy, method, backend) -> (status, index, report)"},
+    {"solve_csr", lsx_py_solve_csr, METH_VARARGS,
+     "solve_csr(indptr, indices, data, n, x, method, backend, check, want_report) -> "
+     "(status, index, report)"},
+    {"_stack_chunk", lsx_py_stack_chunk, METH_VARARGS,
+     "_stack_chunk(systems=0) -> previous systems per chunk of a stack solve"},
     {"lu_factor", lsx_py_lu_factor, METH_VARARGS,
      "lu_factor(a, lu, piv, info, backend, check_finite) -> (status, index, message, where)"},
     {"lu_solve", lsx_py_lu_solve, METH_VARARGS,
@@ -90,7 +95,11 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(lsx_error); /* one reference for the module, one for C */
     /* Every status of the library's one table, by name (OK, EINVAL, ...). */
 #define LSX_ADD_STATUS_(name, code, text) || PyModule_AddIntConstant(m, #name, code) < 0
-    if (PyModule_AddObject(m, "LIBRARY_VERSION",
+    if (PyModule_AddIntConstant(m, "POLICY_AUTO", LS_POLICY_AUTO) < 0 ||
+        PyModule_AddIntConstant(m, "POLICY_DOUBLE", LS_POLICY_DOUBLE) < 0 ||
+        PyModule_AddIntConstant(m, "POLICY_SINGLE", LS_POLICY_SINGLE) < 0 ||
+        PyModule_AddIntConstant(m, "POLICY_MIXED", LS_POLICY_MIXED) < 0 ||
+        PyModule_AddObject(m, "LIBRARY_VERSION",
                            Py_BuildValue("(iii)", LS_VERSION_MAJOR, LS_VERSION_MINOR,
                                          LS_VERSION_PATCH)) < 0
         LS_STATUS_MAP(LSX_ADD_STATUS_)) {

@@ -1,5 +1,6 @@
-/* ls_report to Python: one report per call, a stack's reports folded into
- * one so that solve_ex has a single thing to show. */
+/* ls_report to Python: the planner's report of one call as a dict, and the
+ * fold of several reports into one (lsx_summary) for callers that run a
+ * stack system by system. */
 #include "lsx.h"
 
 #include <math.h>
@@ -99,9 +100,15 @@ static int put(PyObject *d, const char *key, PyObject *v)
     return rc;
 }
 
-PyObject *lsx_summary_dict(const lsx_summary *s)
+static PyObject *text(const char *s)
 {
-    const ls_report *r = &s->rep;
+    return PyUnicode_DecodeUTF8(s, strlen(s), "replace");
+}
+
+/* The keys every report dict has; batch and index as the caller counts them. */
+static PyObject *report_fields(const ls_report *r, int status, Py_ssize_t batch,
+                               Py_ssize_t index)
+{
     PyObject *d = PyDict_New();
     if (!d)
         return NULL;
@@ -113,15 +120,15 @@ PyObject *lsx_summary_dict(const lsx_summary *s)
         for (int i = 0; hist && i < r->history_len; i++)
             PyList_SET_ITEM(hist, i, PyFloat_FromDouble(r->history[i]));
     }
-    if (put(d, "status", PyLong_FromLong(s->status)) ||
-        put(d, "status_name", PyUnicode_FromString(ls_status_name(s->status))) ||
+    if (put(d, "status", PyLong_FromLong(status)) ||
+        put(d, "status_name", PyUnicode_FromString(ls_status_name(status))) ||
         put(d, "method", PyUnicode_FromString(ls_method_name(r->method))) ||
         put(d, "backend", PyUnicode_FromString(ls_backend_name(r->backend))) ||
         put(d, "precision", PyUnicode_FromString(ls_precision_name(r->precision))) ||
-        put(d, "device", PyUnicode_FromString(r->device)) ||
+        put(d, "device", text(r->device)) ||
         put(d, "n", PyLong_FromLong(r->n)) || put(d, "nrhs", PyLong_FromLong(r->nrhs)) ||
-        put(d, "batch", PyLong_FromSsize_t(s->batch)) ||
-        put(d, "index", PyLong_FromSsize_t(s->index)) ||
+        put(d, "batch", PyLong_FromSsize_t(batch)) ||
+        put(d, "index", PyLong_FromSsize_t(index)) ||
         put(d, "info", PyLong_FromLong(r->info)) ||
         put(d, "t_h2d", PyFloat_FromDouble(r->t_h2d)) ||
         put(d, "t_factor", PyFloat_FromDouble(r->t_factor)) ||
@@ -134,11 +141,23 @@ PyObject *lsx_summary_dict(const lsx_summary *s)
         put(d, "gbps", PyFloat_FromDouble(r->gbps)) ||
         put(d, "residual", PyFloat_FromDouble(r->residual)) ||
         put(d, "iterations", PyLong_FromLong(r->iterations)) || put(d, "history", hist) ||
-        put(d, "message", PyUnicode_DecodeUTF8(r->message, strlen(r->message), "replace")) ||
-        put(d, "where", PyUnicode_DecodeUTF8(r->where, strlen(r->where), "replace"))) {
+        put(d, "message", text(r->message)) || put(d, "where", text(r->where))) {
         Py_DECREF(d);
         return NULL;
     }
+    return d;
+}
+
+PyObject *lsx_summary_dict(const lsx_summary *s)
+{
+    return report_fields(&s->rep, s->status, s->batch, s->index);
+}
+
+PyObject *lsx_report_dict(const ls_report *r, int status)
+{
+    PyObject *d = report_fields(r, status, (Py_ssize_t)r->batch, (Py_ssize_t)r->index);
+    if (d && (put(d, "path", text(r->path)) || put(d, "why", text(r->why))))
+        Py_CLEAR(d);
     return d;
 }
 

@@ -10,9 +10,11 @@ __version__: str
 
 _Check = Union[bool, Literal["warn", "raise", "off"]]
 _Backend = Literal["auto", "cpu", "cuda", "opencl"]
-_Precision = Optional[Literal["single", "double"]]
+_Precision = Optional[Literal["single", "double", "mixed"]]
 
 class Report:
+    path: str
+    why: str
     method: str
     backend: str
     precision: str
@@ -71,9 +73,13 @@ class LUFactor(Tuple[Any, Any]):
     @property
     def piv(self) -> Any: ...
 
-def solve(a: Any, b: Any, *, method: str = ..., backend: _Backend = ...,
-          precision: _Precision = ..., check: _Check = ..., refine: bool = ...) -> Any: ...
-def solve_ex(a: Any, b: Any, *, method: str = ..., backend: _Backend = ...,
+def solve(a: Any, b: Any, lower: bool = ..., overwrite_a: bool = ..., overwrite_b: bool = ...,
+          check_finite: bool = ..., assume_a: str = ..., transposed: bool = ..., *,
+          method: str = ..., backend: _Backend = ..., precision: _Precision = ...,
+          check: _Check = ..., refine: bool = ...) -> Any: ...
+def solve_ex(a: Any, b: Any, lower: bool = ..., overwrite_a: bool = ...,
+             overwrite_b: bool = ..., check_finite: bool = ..., assume_a: str = ...,
+             transposed: bool = ..., *, method: str = ..., backend: _Backend = ...,
              precision: _Precision = ..., check: _Check = ...,
              refine: bool = ...) -> Tuple[Any, Report]: ...
 def lu_factor(a: Any, overwrite_a: bool = ..., check_finite: bool = ..., *,

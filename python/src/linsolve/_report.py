@@ -17,6 +17,9 @@ class Report:
 
     Attributes
     ----------
+    path, why : str
+        The planner's path that ran ("dense", "batched", "mixed",
+        "sparse-direct", "sparse-krylov", ...) and why it was chosen.
     method, backend, precision, device : str
         What actually ran (``method="auto"`` resolved), and where.
     n, nrhs : int
@@ -47,6 +50,8 @@ class Report:
         Batch index that ``message`` speaks of, for a stack.
     """
 
+    path: str = ""
+    why: str = ""
     method: str = "auto"
     backend: str = "auto"
     precision: str = "double"
@@ -102,6 +107,7 @@ class Report:
         shape = f"n={self.n}, nrhs={self.nrhs}" + (f", batch={self.batch}" if self.batch != 1 else "")
         lines = [
             f"Report({what}, {self.precision}, {shape}",
+            f"  path       {self.path or '-'}: {self.why or '-'}",
             f"  status     {self.status_name}: {self.message or '-'}",
             f"  residual   {self.residual:.3g} (||b-Ax||/(n ||A|| ||x|| eps); <= 30 is good)",
             f"  time       {_ms(self.t_total)} total; factor {_ms(self.t_factor)}, "
