@@ -374,8 +374,30 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
         opt.progress = ls_cli_ticker_update;
         opt.progress_arg = &ticker;
     }
-    int st = a->mixed ? solve_mixed_run(ctx, &a->mixed_opts, A, B, X, res)
-                      : ls_solve(ctx, &opt, n, nrhs, A->data, A->ld, X, n, &res->rep);
+    int st;
+    if (a->mixed) {
+        /* --factor, --refine, --pivot and the refinement history have no
+         * place in ls_problem yet: ls_dsgesv directly */
+        st = solve_mixed_run(ctx, &a->mixed_opts, A, B, X, res);
+        snprintf(res->rep.path, sizeof res->rep.path, "mixed");
+        snprintf(res->rep.why, sizeof res->rep.why, "--precision mixed: low-precision LU "
+                 "refined in FP64 (ls_dsgesv)");
+    } else {
+        /* the planner picks the path (dense here: A read from a file is one
+         * system in host memory, FP64) and says why; the host dense path
+         * leaves A as it was, so the check below still has it */
+        ls_problem p;
+        ls_problem_init(&p);
+        p.shape = LS_SHAPE_DENSE;
+        p.n = n;
+        p.nrhs = nrhs;
+        p.A = A->data;
+        p.lda = A->ld;
+        p.B = X;
+        p.ldb = n;
+        p.policy = res->precision == LS_SINGLE ? LS_POLICY_SINGLE : LS_POLICY_DOUBLE;
+        st = ls_solve_problem(ctx, &opt, &p, &res->rep);
+    }
     ls_cli_ticker_stop(&ticker);
     res->have_rep = 1;
     solve_result_judge(res, st, ctx, A, B, X);

@@ -141,6 +141,10 @@ void solve_result_print_json(FILE *out, const solve_result *r)
     ls_cli_json_string(out, r->note);
     fputs(", \"precision\": ", out);
     ls_cli_json_string(out, ls_precision_name(r->precision));
+    fputs(", \"path\": ", out); /* the planner's path and why ("" before a solve ran) */
+    ls_cli_json_string(out, r->have_rep ? rep->path : "");
+    fputs(", \"why\": ", out);
+    ls_cli_json_string(out, r->have_rep ? rep->why : "");
     fputs(", \"a\": ", out);
     ls_cli_json_string(out, r->a_path);
     fputs(", \"b\": ", out);
@@ -192,6 +196,8 @@ void solve_result_print_human(FILE *out, const solve_result *r)
     fprintf(out, "  status     %s (exit %d)\n", r->status, r->exit_code);
     fprintf(out, "  method     %-12s %s\n", ls_method_name(r->method),
             ls_method_description(r->method));
+    if (rep->path[0])
+        fprintf(out, "  path       %-12s %s\n", rep->path, rep->why);
     fprintf(out, "  backend    %-12s %s\n", ls_backend_name(r->backend), r->device);
     if (r->note[0])
         fprintf(out, "  note       %s\n", r->note);

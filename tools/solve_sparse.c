@@ -429,6 +429,10 @@ solved:
                st, code, isfinite(res) ? res : -1.0, isfinite(ferr) ? ferr : -1.0, t_read,
                t_solve, t_choose, its, ls_backend_name(a->backend));
         ls_cli_json_string(out, auto_why); /* may quote a library message */
+        /* the path names of the planner's table (ls_path_name) */
+        fprintf(out, ", \"path\": \"%s\", \"why\": ",
+                sm == SM_DIRECT ? "sparse-direct" : "sparse-krylov");
+        ls_cli_json_string(out, auto_why[0] ? auto_why : "--method, as asked");
         fprintf(out, ", \"message\": ");
         ls_cli_json_string(out, ls_cli_message(msg, plain, sizeof plain));
         fprintf(out, ", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
@@ -436,6 +440,7 @@ solved:
         fprintf(out, "format:     sparse CSR (%s)\n", why);
         fprintf(out, "system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
                nrhs);
+        fprintf(out, "path:       %s\n", sm == SM_DIRECT ? "sparse-direct" : "sparse-krylov");
         fprintf(out, "method:     %s, %s\n", method,
                a->ctx ? ls_context_device_name(a->ctx) : "cpu");
         if (auto_why[0])

@@ -133,5 +133,16 @@ expect_exit 0 "a FIFO as A of a stack"
 head -c 6 "$TMP/X.npy" | od -c | grep -q 'N   U   M   P   Y' && ok=1 || ok=0
 check "$ok" "a FIFO as A of a stack: X.npy written"
 
+# --- the report names the path that ran and why ----
+run solve "$PDE" --backend cpu --json
+[ "$(json_get "$OUT" path)" = dense ] && ok=1 || ok=0
+check "$ok" "dense --json: path dense"
+has "$OUT" '"why": "one dense system of order 900' "dense --json"
+run solve "$PDE" --backend cpu
+has "$OUT" "path       dense" "dense report"
+run solve "$PDE" --storage sparse --method gmres --json
+[ "$(json_get "$OUT" path)" = sparse-krylov ] && ok=1 || ok=0
+check "$ok" "sparse --method gmres --json: path sparse-krylov"
+
 echo "$failures failure(s)"
 exit "$failures"
