@@ -38,6 +38,17 @@
 namespace cg = cooperative_groups;
 
 #define LSK_LUS_WARPS (LSK_LUS_THREADS / 32)
+
+/* The cluster barrier in two halves: arrive as soon as this thread's part
+ * of the step's critical path is done, wait only before the next step. */
+__device__ __forceinline__ void lus_arrive(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void lus_wait(void)
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 #define LSK_LUS_NB 32 /* column block of the back substitution */
 
 template <typename T> __device__ __forceinline__ T lus_sfmin();
@@ -61,6 +72,7 @@ __device__ __forceinline__ void lus_apply_step(T *c, int j, int k, int p, const 
     }
     const T u = c[p], akj = c[k];
     __syncwarp();
+#pragma unroll 4
     for (int i = k + 1 + lane; i < n; i += 32) {
         T v = i == p ? akj : c[i];
         c[i] = v - L[i] * u;
@@ -83,6 +95,7 @@ __device__ __forceinline__ void lus_factor_column(T *c, int k, int n, T *pub, in
     const bool scale = piv != (T)0, mul = lsk_abs(piv) >= lus_sfmin<T>();
     const T r = scale ? (T)1 / piv : (T)1;
     __syncwarp();
+#pragma unroll 4
     for (int i = k + 1 + lane; i < n; i += 32) {
         T v = i == p ? ck : c[i];
         if (scale)
@@ -159,15 +172,15 @@ __global__ void __launch_bounds__(LSK_LUS_THREADS)
 #else
     cg::cluster_group cl = cg::this_cluster();
     extern __shared__ __align__(16) unsigned char lus_raw[];
-    __shared__ int pub_p[2], s_p;
-    __shared__ T pub_v[2], s_pv;
+    __shared__ int pub_p[2], s_p[2];
+    __shared__ T pub_v[2], s_pv[2];
     const int G = (int)cl.num_blocks(), b = (int)cl.block_rank();
     const int tid = threadIdx.x, warp = tid >> 5, ncol = n + nrhs;
     const int nl = b < ncol ? (ncol - b + G - 1) / G : 0; /* this block's columns */
     const int nlmax = (ncol + G - 1) / G;
     T *M = (T *)lus_raw;                 /* nlmax x n, column-major, ld n */
     T *pub = M + (long long)nlmax * n;   /* 2 x n: published multipliers */
-    T *L = pub + 2LL * n;                /* n: this step's multipliers, local */
+    T *Lbuf = pub + 2LL * n;             /* 2 x n: the step's multipliers, local */
 
     for (long long e = tid; e < (long long)nl * n; e += LSK_LUS_THREADS) {
         const int jl = (int)(e / n), i = (int)(e % n), j = b + jl * G;
@@ -177,21 +190,34 @@ __global__ void __launch_bounds__(LSK_LUS_THREADS)
     __syncthreads();
     if (b == 0 && warp == 0) /* column 0 is block 0's local column 0 */
         lus_factor_column(M, 0, n, pub, &pub_p[0], &pub_v[0], ipiv);
-    cl.sync();
+    lus_arrive();
 
+    /* Step k: wait for column k's publication, copy it, arrive as soon as
+     * the look-ahead is published, then update the own columns while the
+     * other blocks get there. Why the halves are safe:
+     *  - a slot of pub is rewritten two steps after it was read, by a warp
+     *    past the wait that needs every thread's arrive, which follows its
+     *    reads;
+     *  - Lbuf, s_p and s_pv alternate by step, and are rewritten two steps
+     *    on, after the __syncthreads of the step between, which every warp
+     *    passes only once done with its update;
+     *  - the look-ahead column was updated by its own block's warps in the
+     *    step before: that __syncthreads again. */
     int first_zero = 0;
     for (int k = 0; k < n; k++) {
         const int owner = k % G, slot = k & 1;
+        T *L = Lbuf + (long long)slot * n;
+        lus_wait();
         const T *src = cl.map_shared_rank(pub + (long long)slot * n, owner);
         for (int i = k + 1 + tid; i < n; i += LSK_LUS_THREADS)
             L[i] = src[i];
         if (tid == 0) {
-            s_p = *cl.map_shared_rank(&pub_p[slot], owner);
-            s_pv = *cl.map_shared_rank(&pub_v[slot], owner);
+            s_p[slot] = *cl.map_shared_rank(&pub_p[slot], owner);
+            s_pv[slot] = *cl.map_shared_rank(&pub_v[slot], owner);
         }
         __syncthreads();
-        const int p = s_p;
-        if (s_pv == (T)0 && first_zero == 0)
+        const int p = s_p[slot];
+        if (s_pv[slot] == (T)0 && first_zero == 0)
             first_zero = k + 1;
         const int next = k + 1 < n && (k + 1) % G == b ? k + 1 : -1;
         if (next >= 0 && warp == 0) {
@@ -200,13 +226,15 @@ __global__ void __launch_bounds__(LSK_LUS_THREADS)
             lus_factor_column(c, next, n, pub + (long long)(next & 1) * n, &pub_p[next & 1],
                               &pub_v[next & 1], ipiv);
         }
+        lus_arrive();
         for (int jl = warp; jl < nl; jl += LSK_LUS_WARPS) {
             const int j = b + jl * G;
             if (j != k && j != next) /* column k: swapped when it was factored */
                 lus_apply_step(M + (long long)jl * n, j, k, p, L, n);
         }
-        cl.sync();
     }
+    lus_wait();      /* nobody reads this block's pub any more */
+    __syncthreads(); /* every warp's last update done */
 
     for (long long e = tid; e < (long long)nl * n; e += LSK_LUS_THREADS) {
         const int jl = (int)(e / n), i = (int)(e % n), j = b + jl * G;

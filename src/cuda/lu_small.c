@@ -44,7 +44,7 @@ static size_t smem_bytes(ls_precision p, int n, int nrhs, int G)
 {
     size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
     size_t nlmax = ((size_t)n + (size_t)nrhs + (size_t)G - 1) / (size_t)G;
-    size_t elems = nlmax * (size_t)n + 3 * (size_t)n;
+    size_t elems = nlmax * (size_t)n + 4 * (size_t)n; /* columns, pub, Lbuf */
     if (nrhs > 0) {
         size_t rc = nrhs < LSC_LU_SMALL_SOLVE_RHS ? (size_t)nrhs : LSC_LU_SMALL_SOLVE_RHS;
         size_t solve = LSC_LU_SMALL_SOLVE_ELEMS(n) + (rc - 1) * (size_t)n;
