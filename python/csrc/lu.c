@@ -6,6 +6,8 @@
  * scanning an n x n lu on every solve cost more than the O(n^2) solve. */
 #include "lsx.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,50 @@ static int load(lu_job *j, const lsx_arr *src, Py_ssize_t i, int rows, int cols,
     return 0;
 }
 
+/* A row-major matrix (row stride rs bytes, contiguous rows) of w's type into
+ * column-major w, in 32 x 32 tiles so that both sides stay in cache, and
+ * checked for NaN/Inf on the way: one pass where NumPy's transposing copy
+ * followed by a scan took two. 1 and (row, column) at a non-finite entry. */
+#define LU_TILE 32
+#define LU_TRANSPOSE_BODY(T)                                                           \
+    for (int j0 = 0; j0 < n; j0 += LU_TILE)                                            \
+        for (int i0 = 0; i0 < m; i0 += LU_TILE) {                                      \
+            int i1 = i0 + LU_TILE < m ? i0 + LU_TILE : m;                              \
+            int j1 = j0 + LU_TILE < n ? j0 + LU_TILE : n;                              \
+            for (int i = i0; i < i1; i++) {                                            \
+                const T *row = (const T *)(src + (Py_ssize_t)i * rs);                  \
+                T *col = (T *)w + i;                                                   \
+                for (int c = j0; c < j1; c++) {                                        \
+                    T v = row[c];                                                      \
+                    if (check && !isfinite(v)) {                                       \
+                        *bi = i;                                                       \
+                        *bj = c;                                                       \
+                        return 1;                                                      \
+                    }                                                                  \
+                    col[(size_t)c * (size_t)ldw] = v;                                  \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+    return 0
+
+static int transpose_in(int m, int n, const char *src, Py_ssize_t rs, char f, char *w, int ldw,
+                        int check, int *bi, int *bj)
+{
+    if (f == 'd') {
+        LU_TRANSPOSE_BODY(double);
+    } else {
+        LU_TRANSPOSE_BODY(float);
+    }
+}
+
+/* Does element i of a lie in row-major order, aligned, in w's type? */
+static int row_major(const lu_job *j, Py_ssize_t i, char f, int es)
+{
+    Py_ssize_t rs = lsx_rstride(&j->a);
+    return j->a.fmt == f && j->n > 1 && lsx_cstride(&j->a) == es && rs >= (Py_ssize_t)j->n * es &&
+           rs % es == 0 && (uintptr_t)lsx_arr_at(&j->a, i) % (uintptr_t)es == 0;
+}
+
 static void run_factor(lu_job *j)
 {
     char f = j->lu.fmt;
@@ -77,8 +123,17 @@ static void run_factor(lu_job *j)
         /* a factored in place (Python's column-major copy): only checked */
         int in_place = w == lsx_arr_at(&j->a, i) && j->a.fmt == f &&
                        lsx_rstride(&j->a) == es && lsx_cstride(&j->a) == (Py_ssize_t)ldw * es;
-        if (in_place ? j->check_finite && load(j, &j->a, i, j->m, j->n, NULL, f, ldw, "a", 1)
-                     : load(j, &j->a, i, j->m, j->n, w, f, ldw, "a", j->check_finite))
+        int bi = 0, bj = 0;
+        if (!in_place && row_major(j, i, f, es)) {
+            if (transpose_in(j->m, j->n, lsx_arr_at(&j->a, i), lsx_rstride(&j->a), f, w, ldw,
+                             j->check_finite, &bi, &bj)) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "a(%d,%d) is not finite", bi + 1, bj + 1);
+                fail(j, LS_ENONFINITE, i, msg);
+                break;
+            }
+        } else if (in_place ? j->check_finite && load(j, &j->a, i, j->m, j->n, NULL, f, ldw, "a", 1)
+                            : load(j, &j->a, i, j->m, j->n, w, f, ldw, "a", j->check_finite))
             break;
         int info = 0;
         int st = getrf(f, j->m, j->n, w, ldw, ipiv, &info, j->ctx->ctx);
@@ -86,7 +141,6 @@ static void run_factor(lu_job *j)
             fail(j, st, i, ls_context_error(j->ctx->ctx));
             break;
         }
-        int bi, bj;
         if (!ld)
             lsx_copy(j->m, j->n, w, f, es, (Py_ssize_t)ldw * es, lsx_arr_at(&j->lu, i), f,
                      lsx_rstride(&j->lu), lsx_cstride(&j->lu), 0, &bi, &bj);

@@ -133,10 +133,16 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, backend="auto"):
     check_matrix("lu_factor", "a", a.shape, square=False)
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     if a.ndim == 2:
-        # one column-major copy by NumPy (cache-blocked), then the library
-        # factors it in place: cheaper than its strided element-wise copy
-        lu = a if overwrite_a and _in_place(a, dtype) else np.array(a, dtype, order="F")
-        src = lu
+        if overwrite_a and _in_place(a, dtype):
+            lu = src = a
+        elif a.dtype == dtype and a.flags.c_contiguous:
+            # transposed into lu by the C side in cache-sized tiles, checked
+            # on the way: one pass over a instead of a copy and a scan
+            lu, src = np.empty((n, m), dtype).T, a
+        else:
+            # one column-major copy by NumPy, then factored in place: cheaper
+            # than the C side's strided element-by-element copy
+            lu = src = np.array(a, dtype, order="F")
     else:
         lu = _empty_colmajor(batch, m, n, dtype)
         src = _native(a, dtype)
