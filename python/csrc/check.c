@@ -125,3 +125,18 @@ Py_ssize_t lsx_scan(const char *p, char fmt, Py_ssize_t count)
         LSX_SCAN(float, uint32_t, UINT32_C(0x7f800000));
     }
 }
+
+/* memcpy and scan in one pass over memory: each block is scanned while it
+ * is still in cache from its copy. */
+Py_ssize_t lsx_copy_scan(char *dst, const char *src, char fmt, Py_ssize_t count)
+{
+    Py_ssize_t es = fmt == 'd' ? 8 : 4, block = 4096;
+    for (Py_ssize_t i0 = 0; i0 < count; i0 += block) {
+        Py_ssize_t len = count - i0 < block ? count - i0 : block;
+        memcpy(dst + i0 * es, src + i0 * es, (size_t)(len * es));
+        Py_ssize_t at = lsx_scan(dst + i0 * es, fmt, len);
+        if (at >= 0)
+            return i0 + at;
+    }
+    return -1;
+}

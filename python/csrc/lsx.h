@@ -87,6 +87,9 @@ int lsx_pack(const lsx_pack_src *s, char *dst, char dfmt, Py_ssize_t drs, Py_ssi
 
 /* Position of the first NaN or Inf of count contiguous elements, or -1. */
 Py_ssize_t lsx_scan(const char *p, char fmt, Py_ssize_t count);
+/* Copy count contiguous elements and find the first NaN or Inf among them
+ * (-1: none) in one pass over memory. */
+Py_ssize_t lsx_copy_scan(char *dst, const char *src, char fmt, Py_ssize_t count);
 /* ||B - A X||inf / (n ||A||inf ||X||inf eps) of one system (check.c). */
 double lsx_residual(const lsx_pack_src *A, const lsx_pack_src *B, const lsx_pack_src *X,
                     double eps);

@@ -136,11 +136,14 @@ static int lead_dim(Py_ssize_t rs, Py_ssize_t cs, int rows, int cols, int es, ls
     return (int)(ld / es);
 }
 
-/* Scan a compact block of `count` matrices for NaN/Inf; on one, report it. */
-static int scan_block(job *j, const char *name, const char *p, Py_ssize_t start,
+/* Scan a compact block of `count` matrices for NaN/Inf (copying it from src
+ * to p first when src is not NULL); on one, report it. */
+static int scan_block(job *j, const char *name, char *p, const char *src, Py_ssize_t start,
                       Py_ssize_t count, int rows, int cols)
 {
-    Py_ssize_t per = (Py_ssize_t)rows * cols, at = lsx_scan(p, j->fmt, per * count);
+    Py_ssize_t per = (Py_ssize_t)rows * cols;
+    Py_ssize_t at = src ? lsx_copy_scan(p, src, j->fmt, per * count)
+                        : lsx_scan(p, j->fmt, per * count);
     if (at < 0)
         return 0;
     Py_ssize_t in = at % per;
@@ -159,14 +162,16 @@ static int load_b(job *j, Py_ssize_t start, Py_ssize_t count)
     size_t sys = (size_t)j->n * (size_t)j->k * (size_t)j->es;
     char *o = lsx_arr_at(&j->out, start);
     if (j->b_is_out)
-        return check ? scan_block(j, "b", o, start, count, j->n, j->k) : 0;
+        return check ? scan_block(j, "b", o, NULL, start, count, j->n, j->k) : 0;
     if (j->b.fmt == j->fmt && lsx_uniform_stride(&j->b, &j->out, &bstep) &&
         bstep == (Py_ssize_t)sys && lsx_uniform_stride(&j->out, &j->out, &ostep) &&
         ostep == (Py_ssize_t)sys && compact(brs, bcs, j->n, j->k, j->es, j->layout) &&
         compact(ors, ocs, j->n, j->k, j->es, j->layout)) {
         const char *src = lsx_arr_at_bcast(&j->b, &j->out, start);
+        if (check)
+            return scan_block(j, "b", o, src, start, count, j->n, j->k);
         memcpy(o, src, sys * (size_t)count);
-        return check ? scan_block(j, "b", o, start, count, j->n, j->k) : 0;
+        return 0;
     }
     for (Py_ssize_t i = start; i < start + count; i++) {
         lsx_pack_src s = {lsx_arr_at_bcast(&j->b, &j->out, i), j->b.fmt, j->b.esize, j->n, j->k,
@@ -366,8 +371,9 @@ static void run_stack(job *j)
                     break;
             }
         } else if (block) {
-            memcpy(scratch, a0 + start * astep, mat * (size_t)m);
-            if ((j->flags & LSX_FINITE) && scan_block(j, "a", scratch, start, m, n, n))
+            if (!(j->flags & LSX_FINITE))
+                memcpy(scratch, a0 + start * astep, mat * (size_t)m);
+            else if (scan_block(j, "a", scratch, a0 + start * astep, start, m, n, n))
                 break;
             p->A = scratch;
         } else {
