@@ -161,7 +161,7 @@ def _getrf_line(env):
 
 
 def test_cpu_getrf_is_the_linked_lapack_unless_asked():
-    """ls_?getrf on the CPU: the linked LAPACK's by default (it was 1.8-2.8x
+    """ls_?getrf on the CPU: the linked LAPACK's by default (it was 1.7-3.1x
     linsolve's own LU from n = 100 to 2000), linsolve's own with
     LS_CPU_GETRF=lu; both factor correctly."""
     if "not linked" in linsolve.info().lapack:

@@ -127,7 +127,7 @@ static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errle
 #endif
 
 /* ls_?getrf and ls_?getrs on a CPU context. The linked LAPACK's getrf
- * (OpenBLAS's recursive, blocked one) is 1.8-2.8x the library's own blocked
+ * (OpenBLAS's recursive, blocked one) is 1.7-3.1x the library's own blocked
  * LU at n = 100, 500, 1000 and 2000, double and float, on one core of an
  * AMD EPYC (more on two, where OpenMP's barriers suffer from shared cores),
  * so it is the default where liblinsolve has one. The library's LU is faster
