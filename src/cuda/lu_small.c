@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 
-#define LSC_LU_SMALL_DEFAULT_N 512
+#define LSC_LU_SMALL_DEFAULT_N 0 /* off: slower than the blocked lu where measured (docs/cuda-lu-small.md) */
 #define LSC_LU_SMALL_COLS 32
 /* the back substitution's diagonal block (32 x 33) and one rhs column */
 #define LSC_LU_SMALL_SOLVE_ELEMS(n) (32 * 33 + (size_t)(n))

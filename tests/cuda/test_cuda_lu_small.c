@@ -210,6 +210,7 @@ static int run_size(ls_context *ctx, ls_precision p, int n, uint64_t seed)
     const int nrhs_max = 7;
     double *A = ct_alloc((size_t)n * n, sizeof *A), *LU = ct_alloc((size_t)n * n, sizeof *LU);
     double *B = ct_alloc((size_t)n * nrhs_max, sizeof *B);
+    double *Bw = ct_alloc((size_t)n * nrhs_max, sizeof *Bw); /* B rounded to p */
     int *ipiv_ref = ct_alloc((size_t)n, sizeof *ipiv_ref), fails = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         double cond = p == LS_DOUBLE ? 1e12 : 1e6;
@@ -219,8 +220,8 @@ static int run_size(ls_context *ctx, ls_precision p, int n, uint64_t seed)
         ls_fill_random(n, nrhs_max, B, n, seed + 100 + k);
         pack(p, n, n, A, n, LU, n); /* round A and B to p: both sides see the same data */
         unpack(p, n, n, LU, n, A, n);
-        pack(p, n, nrhs_max, B, n, LU, n);
-        unpack(p, n, nrhs_max, LU, n, B, n);
+        pack(p, n, nrhs_max, B, n, Bw, n);
+        unpack(p, n, nrhs_max, Bw, n, B, n);
         int info_ref = cpu_getrf(p, n, A, LU, ipiv_ref);
         if (kinds[k].kind == LS_GEN_SINGULAR && info_ref <= 0) {
             fails += lt_check(0, "n %d: the singular matrix has CPU info %d", n, info_ref);
@@ -237,6 +238,7 @@ static int run_size(ls_context *ctx, ls_precision p, int n, uint64_t seed)
         }
     }
     free(A);
+    free(Bw);
     free(LU);
     free(B);
     free(ipiv_ref);
