@@ -978,8 +978,9 @@ typedef struct ls_problem {
     int n;                /**< order of each system */
     int nrhs;             /**< right-hand sides per system */
     int batch;            /**< stack: number of systems (>= 0); dense and CSR: ignored (1) */
-    void *A;              /**< dense/stack: A; may be overwritten by factors or scratch,
-                               as LAPACK's gesv overwrites it */
+    void *A;              /**< dense/stack: A. One system in host memory keeps it (ls_solve
+                               reads a copy); otherwise it may be overwritten by factors
+                               or scratch, as LAPACK's gesv overwrites it */
     int lda;
     long long strideA;    /**< stack: elements between matrices */
     void *B;              /**< B on entry, X on exit (n x nrhs per system, ldb, strideB) */
