@@ -50,22 +50,25 @@ static PyObject *report_dict(const ls_report *rep, int status)
 }
 
 /* device_solve(dtype, device, stream, stack, layout, n, nrhs, batch, a, lda, stride_a, b, ldb,
- *              stride_b, info, policy, method, want_report)
+ *              stride_b, info, ipiv, policy, method, want_report)
  *   -> (status, index, t_total, gflops, residual, message, report or None)
- * a, b and info are device addresses of `device`; b holds X on return.
- * info (batch ints, or 0) receives each system's LAPACK info. The report
- * dict is built only when asked or on failure: it costs more than a
+ * a, b, info and ipiv are device addresses of `device`; b holds X on return.
+ * info (batch ints, or 0) receives each system's LAPACK info, ipiv (n ints
+ * for one system, or 0) its pivots. Given info (and, for one column-major
+ * system, ipiv), the planner only queues the solve on the stream and this
+ * returns without waiting for the device: the caller reads info. The
+ * report dict is built only when asked or on failure: it costs more than a
  * small solve's overhead budget. */
 PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
 {
     const char *fmt, *method;
     int device, stack, layout, n, nrhs, lda, ldb, policy, want;
     Py_ssize_t batch;
-    unsigned long long stream, a, b, info;
+    unsigned long long stream, a, b, info, ipiv;
     long long stride_a, stride_b;
-    if (!PyArg_ParseTuple(args, "siKiiiinKiLKiLKizp", &fmt, &device, &stream, &stack, &layout, &n,
-                          &nrhs, &batch, &a, &lda, &stride_a, &b, &ldb, &stride_b, &info,
-                          &policy, &method, &want))
+    if (!PyArg_ParseTuple(args, "siKiiiinKiLKiLKKizp", &fmt, &device, &stream, &stack, &layout,
+                          &n, &nrhs, &batch, &a, &lda, &stride_a, &b, &ldb, &stride_b, &info,
+                          &ipiv, &policy, &method, &want))
         return NULL;
     if ((fmt[0] != 'd' && fmt[0] != 'f') || fmt[1] || batch < 0 || batch > INT_MAX ||
         policy < LS_POLICY_AUTO || policy > LS_POLICY_MIXED) {
@@ -92,6 +95,7 @@ PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
     p.ldb = ldb;
     p.strideB = stride_b;
     p.info = (int *)(uintptr_t)info;
+    p.ipiv = (int *)(uintptr_t)ipiv;
     p.policy = (ls_policy)policy;
     p.method = method;
     ls_options opt;

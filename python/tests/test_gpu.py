@@ -167,3 +167,52 @@ def test_cupyx_sparse_solved_sparse():
     with pytest.raises((linsolve.SingularMatrixError, linsolve.ConvergenceError,
                         linsolve.InaccurateError)):
         linsolve.solve(singular, cupy.ones(2), check="raise")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [1, 7, 64, 300])
+def test_torch_single_queued_solve(dtype, n):
+    """One system on the queue-only path: the caller's C-order A untouched,
+    the answer right, the device time measured, and a zero pivot still
+    found through the device info with every check off."""
+    torch = _torch()
+    dt = getattr(torch, dtype)
+    g = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.rand((n, n), device="cuda", dtype=dt, generator=g) * 2 - 1 + \
+        n / 2 * torch.eye(n, device="cuda", dtype=dt)  # conditioned for comparing with torch
+    b = torch.rand((n, 2), device="cuda", dtype=dt, generator=g)
+    keep = a.clone()
+    x, rep = linsolve.solve_ex(a, b)
+    assert torch.equal(a, keep) and x.dtype == dt and x.shape == (n, 2)
+    tol = 1e-3 if dtype == "float32" else 1e-9
+    assert torch.allclose(x, torch.linalg.solve(a, b), rtol=tol, atol=tol)
+    assert rep.residual <= 30 and rep.t_factor > 0 and "queued" not in rep.message
+    x1 = linsolve.solve(a, b[:, 0], check=False, check_finite=False)
+    assert torch.allclose(x1, x[:, 0], rtol=tol, atol=tol)
+    a[:, n // 2] = 0
+    for kw in ({}, {"check": False, "check_finite": False}):
+        with pytest.raises(linsolve.SingularMatrixError) as e:
+            linsolve.solve(a, b, **kw)
+        assert e.value.column == n // 2 and e.value.index is None
+
+
+def test_torch_stack_singular_with_checks_off():
+    torch = _torch()
+    a = torch.eye(6, device="cuda", dtype=torch.float32).repeat(1000, 1, 1)
+    a[618, :, 2] = 0
+    a[900, :, 1] = 0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        linsolve.solve(a, torch.ones((1000, 6), device="cuda", dtype=torch.float32),
+                       check=False, check_finite=False)
+    assert e.value.index == (618,) and e.value.column == 2
+
+
+def test_cupy_single_queued_singular():
+    cupy = _cupy()
+    a = cupy.eye(9)
+    x = linsolve.solve(a, cupy.arange(9.0))
+    cupy.testing.assert_allclose(x, cupy.arange(9.0))
+    a[:, 5] = 0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        linsolve.solve(a, cupy.ones(9), check=False, check_finite=False)
+    assert e.value.column == 5

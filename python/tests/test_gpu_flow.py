@@ -89,21 +89,36 @@ class FakeLibrary:
     def diag_zero(self, lu):
         return (np.diagonal(lu, axis1=-2, axis2=-1) == 0).reshape(-1, lu.shape[-1])
 
-    def norms(self, a, b):
+    def row_norms(self, a):
         with np.errstate(invalid="ignore", over="ignore"):
-            return np.abs(a).sum(-1).max(-1), np.abs(b).max()
+            return np.abs(a).sum(-1).max(-1)
+
+    def abs_max(self, x):
+        return np.abs(x).max()
+
+    def residual_parts(self, a, x, b):
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = np.matmul(a, x) - b
+            return np.abs(r).max((-2, -1)), np.abs(x).max((-2, -1))
 
     def worst_ratio(self, a, x, b, na):
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            r = np.matmul(a, x) - b
-            return (np.abs(r).max((-2, -1)) / na / np.abs(x).max((-2, -1))).max()
+        nr, nx = self.residual_parts(a, x, b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (nr / na / nx).max()
+
+    def first_failure(self, info):
+        i = np.argmax(info != 0)
+        return info[i], i
 
     def largest(self, x):
         return np.max(x)
 
     def read(self, scalars):
         FakeLibrary.reads += 1
-        return [float(s) for s in scalars]
+        # what a stack of 0-d device arrays gives back: numbers, ints kept
+        # when every scalar is an integer (type promotion)
+        out = np.stack([np.asarray(s).reshape(()) for s in scalars])
+        return out.tolist()
 
     reads = 0
 
@@ -140,14 +155,20 @@ CALLS = []
 
 
 def fake_device_solve(fmt, dev, stream, stack, layout, n, nrhs, batch, a, lda, sa, b, ldb, sb,
-                      info, policy, method, want):
-    """The planner's contract for device memory, by NumPy on the pointers."""
-    CALLS.append(dict(stack=stack, layout=layout, policy=policy, batch=batch, method=method))
+                      info, ipiv, policy, method, want):
+    """The planner's contract for device memory, by NumPy on the pointers:
+    with info given (and, for one column-major system, ipiv) the solve is
+    only queued -- status 0 whatever the systems' infos, which are written
+    to info for the caller to read; without, it waits and returns them."""
+    queued = info != 0 and (stack or layout or ipiv != 0)
+    CALLS.append(dict(stack=stack, layout=layout, policy=policy, batch=batch, method=method,
+                      queued=queued, ipiv=ipiv != 0))
     ct, es = (ctypes.c_double, 8) if fmt == "d" else (ctypes.c_float, 4)
-    assert ldb == (nrhs if layout else n) and lda == n and (info != 0) == bool(stack)
+    assert ldb == (nrhs if layout else n) and lda == n
     rep = dict(method="lu", backend="cuda", precision="double" if fmt == "d" else "single",
                n=n, nrhs=nrhs, batch=batch, path="batched" if stack else "dense", why="test",
-               t_factor=0.0, t_solve=0.0)
+               t_factor=0.0, t_solve=0.0,
+               message="queued on the stream: info is the caller's to read" if queued else "")
     if method not in ("auto", "lu") or (policy == 3 and (stack or layout or fmt != "d")):
         return (_gpu._core.EUNSUPPORTED, -1, 0.0, 0.0, float("nan"), "no path", rep)
     first, st = -1, 0
@@ -156,14 +177,20 @@ def fake_device_solve(fmt, dev, stream, stack, layout, n, nrhs, batch, a, lda, s
         B = _block(b + i * sb * es, n, nrhs, ldb, layout, ct)
         with _quiet():
             f = linsolve.lu_factor(A.copy(), backend="cpu", check_finite=False)
-        if stack:
+        if info:
             ctypes.c_int.from_address(info + 4 * i).value = f.info
+        if ipiv:
+            P = np.ctypeslib.as_array((ctypes.c_int * n).from_address(ipiv))
+            P[:] = f.piv + 1
         if f.info:
             if first < 0:
                 first, st = i, int(f.info)
+            B[...] = np.nan  # undefined after a zero pivot, as the queued gesv leaves it
             continue
         with np.errstate(all="ignore"):
             B[...] = np.linalg.solve(A.astype(np.float64), B.astype(np.float64))
+    if queued:
+        first, st = -1, 0
     return (st, first if stack else -1, 1e-3, 1.0, float("nan"), "singular" if st else "",
             rep if (want or st) else None)
 
@@ -332,14 +359,94 @@ def test_non_finite_refused(rng, where, bad):
         _solve(a, b, check_finite=False)
 
 
-def test_one_read_back_per_call(rng):
-    a = rng.uniform(-1, 1, (4, 6, 6)) + 6 * np.eye(6)
-    b = rng.uniform(-1, 1, (4, 6))
-    for kw, reads in (({}, 1), ({"check": "off"}, 1), ({"check": "off", "check_finite": False},
-                                                          0)):
-        FakeLibrary.reads = 0
-        _solve(a, b, want_report=False, **kw)
-        assert FakeLibrary.reads == reads, kw
+@pytest.mark.parametrize("shape", [(6, 6), (4, 6, 6)])
+def test_one_read_back_per_call(rng, shape):
+    """info, finiteness and the residual come back in one transfer; with
+    every check off info still comes back (one wait, as torch.linalg.solve
+    makes), and nothing else is computed."""
+    a = rng.uniform(-1, 1, shape) + 6 * np.eye(6)
+    b = rng.uniform(-1, 1, shape[:-1])
+    for kw in ({}, {"check": "off"}, {"check_finite": False},
+               {"check": "off", "check_finite": False}):
+        for want in (False, True):
+            FakeLibrary.reads = 0
+            _gpu.solve(DeviceArray(a), DeviceArray(b), want_report=want, **kw)
+            assert FakeLibrary.reads == 1, (kw, want)
+
+
+def test_checks_off_queue_no_device_work(rng, monkeypatch):
+    """check="off" and check_finite=False leave out their reductions."""
+    a = rng.uniform(-1, 1, (5, 5)) + 5 * np.eye(5)
+    used = []
+    for name in ("row_norms", "abs_max", "residual_parts", "worst_ratio", "residual",
+                 "all_finite"):
+        def spy(self, *args, _name=name, _f=getattr(FakeLibrary, name)):
+            used.append(_name)
+            return _f(self, *args)
+        monkeypatch.setattr(FakeLibrary, name, spy)
+    _solve(a, np.ones(5), check="off", check_finite=False)
+    assert used == []
+    _solve(a, np.ones(5), check="off")
+    assert used == ["abs_max", "abs_max"]  # max|A| and max|B|, no residual
+    used.clear()
+    _solve(a, np.ones(5), check_finite=False)
+    assert used == ["row_norms", "residual_parts"]  # no max|B|
+
+
+@pytest.mark.parametrize("b_shape", [(9,), (9, 3)])
+def test_single_system_queued_column_major(rng, b_shape):
+    """One system: column-major working copies (A transposed on copy), the
+    caller's pivots and info in device memory, so the planner only queues."""
+    a = rng.uniform(-1, 1, (9, 9))
+    keep = a.copy()
+    b = rng.uniform(-1, 1, b_shape)
+    x, rep = _solve(a, b)
+    np.testing.assert_allclose(host(x), np.linalg.solve(a, b), rtol=1e-9)
+    c = CALLS[-1]
+    assert c["layout"] == 0 and c["queued"] and c["ipiv"] and c["stack"] == 0
+    assert np.array_equal(a, keep)  # the caller's A is not the working copy
+    assert "queued" not in rep.message and "device time" in rep.message
+
+
+def test_stack_queued_without_pivots(rng):
+    a = rng.uniform(-1, 1, (3, 4, 4)) + 4 * np.eye(4)
+    _solve(a, rng.uniform(-1, 1, (3, 4)))
+    c = CALLS[-1]
+    assert c["queued"] and not c["ipiv"] and c["stack"] == 1
+
+
+@pytest.mark.parametrize("kw", [{}, {"check": "off", "check_finite": False},
+                                {"check_finite": False}])
+def test_singular_read_from_device_info(kw):
+    """A zero pivot comes back through info in the one read: column and,
+    for a stack, the index of the first singular system."""
+    a = np.eye(5)
+    a[:, 3] = 0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        _solve(a, np.ones(5), **kw)
+    assert e.value.column == 3 and e.value.index is None
+    s = np.broadcast_to(np.eye(5), (7, 5, 5)).copy()
+    s[4] = a
+    s[6] = a
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        _solve(s, np.ones((7, 5)), **kw)
+    assert e.value.column == 3 and e.value.index == (4,)
+
+
+def test_nan_named_before_singular():
+    a = np.eye(4)
+    a[:, 1] = 0
+    a[2, 2] = np.nan
+    with pytest.raises(linsolve.NonFiniteError):
+        _solve(a, np.ones(4))
+    with pytest.raises(linsolve.NonFiniteError):
+        _solve(np.stack([np.eye(4), a]), np.ones((2, 4)))
+
+
+def test_mixed_is_not_queued(rng):
+    a = rng.uniform(-1, 1, (6, 6)) + 6 * np.eye(6)
+    _solve(a, np.ones(6), precision="mixed")
+    assert not CALLS[-1]["queued"] and not CALLS[-1]["ipiv"]
 
 
 def test_overflowing_norm_is_not_non_finite():

@@ -211,12 +211,20 @@ def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
     return (back(x) if back else x), rep
 
 
+def _singular(value, where, batch, rd):
+    index = _flat_index(where, batch)
+    return error_for(value, "", index, Report._from_core(rd, index) if rd else None)
+
+
 def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=True,
           want_report=True):
     """solve / solve_ex on CUDA arrays: one call of the library's planner
-    (ls_solve_problem) on working copies, queued on the caller's stream;
-    finiteness and the scaled residual checked on the device and read back
-    in one transfer."""
+    (ls_solve_problem) on working copies, only queued on the caller's stream
+    (info, and one system's pivots, in device memory: nothing waits for the
+    device there). Each system's info, finiteness and the scaled residual
+    are reduced on the device and read back in one transfer -- the call's
+    one synchronization, which check="off" with check_finite=False keeps
+    for info alone, as torch.linalg.solve does."""
     t0 = time.perf_counter()
     if is_device_sparse(a):
         return _sparse_solve(a, b, method, precision, check, t0)
@@ -231,54 +239,83 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
         return _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0)
     bk = fw.unsqueeze(b) if vector else b
     stack = bool(batch)
-    # Row-major (C order) copies are plain copies of C-order arrays; the
-    # planner solves them as such (A^T's LU with a transposed solve).
-    # Mixed precision and one system with several right-hand sides take
-    # column-major copies, the storage those paths work on.
-    row = policy != _POLICY_MIXED and (stack or k == 1) and not fw.is_colmajor(a)
+    mixed = policy == _POLICY_MIXED
+    # One system: column-major copies (A's is a transposing copy of a C-order
+    # A; a vector is both layouts), which ls_?gesv_gpu factors in place. A
+    # stack of C-order matrices: plain row-major copies, which the batched
+    # kernels take as they are (A^T's LU with a transposed solve).
+    row = stack and not mixed and not fw.is_colmajor(a)
     aw, bw = fw.cast(a, wdt), fw.cast(bk, wdt)  # no copy when the dtype is right
     checking = check != "off"
-    na = fb = None
-    if check_finite or checking:  # queued before the solve, read after it
-        na, fb = fw.norms(aw, bw)
+    # Reductions of the input, queued before the solve and read after it.
+    # The residual needs ||A_i||inf, which also shows NaN/Inf in A; without
+    # it, max|A| (one reduction) does. check_finite=False skips max|B|.
+    na = fw.row_norms(aw) if checking else None
+    fa = (fw.largest(na) if stack else na) if checking else \
+        fw.abs_max(aw) if check_finite else None
+    fb = fw.abs_max(bw) if check_finite else None
     wa = fw.copy(a, batch + (n, n), wdt, row)
     wb = fw.copy(bk, batch + (n, k), wdt, row)
-    info = fw.int_buffer(count, wa) if stack else None
+    # Device info (and a single system's pivots) make the planner queue the
+    # solve and return at once; the mixed solver waits for the device and
+    # says how it went itself.
+    queued = not mixed
+    info = fw.int_buffer(count, wa) if queued else None
+    ipiv = fw.int_buffer(n, wa) if queued and not stack else None
     timer = fw.start_timer() if want_report else None
     try:
         st, flat, t_lib, gflops, lib_res, message, rd = _core.device_solve(
             "d" if wdt == np.float64 else "f", dev, fw.stream(dev), int(stack), int(row), n, k,
             count, fw.ptr(wa), n, n * n, fw.ptr(wb), k if row else n, n * k,
-            fw.ptr(info) if stack else 0, policy, method, bool(want_report))
+            fw.ptr(info) if queued else 0, fw.ptr(ipiv) if ipiv is not None else 0, policy,
+            method, bool(want_report))
     except _core.Error as e:
         raise from_core(e) from None
     if timer is not None:
         fw.stop_timer(timer)
-    index = _flat_index(flat, batch)
-    if st:
+    if st:  # refused, or (mixed) failed: nothing of ours is pending but the reductions
         if check_finite:  # NaN input is named as such, not as what it led to
-            fa, fbv = fw.read([fw.largest(na), fb])
-            _finite_or_raise(fw, fa, fbv, aw, bw)
+            fav, fbv = fw.read([fa, fb])
+            _finite_or_raise(fw, fav, fbv, aw, bw)
+        index = _flat_index(flat, batch)
         raise error_for(st, message, index, Report._from_core(rd, index) if rd else None)
+    if queued and rd:
+        rd = dict(rd, message="")  # the planner's "queued" is not the outcome
     eps = float(np.finfo(wdt).eps)
-    mixed_res = policy == _POLICY_MIXED and math.isfinite(lib_res)
-    scalars = [fw.largest(na), fb] if check_finite else []
+    mixed_res = mixed and math.isfinite(lib_res)
+    scalars = [fa, fb] if check_finite else []
+    if queued:
+        scalars += list(fw.first_failure(info)) if stack else [info]
+    parts = None
     if checking and not mixed_res:
-        scalars.append(fw.worst_ratio(aw, wb, bw, na))
+        if stack:
+            scalars.append(fw.worst_ratio(aw, wb, bw, na))
+        else:  # the division on the host: two launches fewer
+            parts = fw.residual_parts(aw, wb, bw)
+            scalars += [na, parts[0], parts[1]]
     vals = fw.read(scalars) if scalars else []  # the one wait for the device
     if check_finite:
         _finite_or_raise(fw, vals[0], vals[1], aw, bw)
+    if queued:
+        at = 2 if check_finite else 0
+        bad = int(vals[at])
+        if bad:
+            raise _singular(bad, int(vals[at + 1]) if stack else -1, batch, rd)
     residual = float("nan")
     if checking:
         if mixed_res:
             residual = lib_res
+        elif parts is not None:
+            nav, nr, nx = vals[-3:]
+            residual = float(_scaled(nr, n * nav * nx * eps))
         else:
             residual = vals[-1] / (n * eps)
             if math.isnan(residual):  # 0/0 (x = 0) or a non-finite x: per system, exactly
                 res = fw.residual(aw, wb, bw, eps)
                 residual = float(np.max(res)) if np.size(res) else 0.0
     flops = count * (2 * n ** 3 / 3 - n * n / 2 + 5 * n / 6 + k * (2 * n * n - n))
-    rep = _report(fw, rd, timer, t0, flops, residual, index) if want_report else None
+    rep = _report(fw, rd, timer, t0, flops, residual, _flat_index(flat, batch)) \
+        if want_report else None
     if checking and not residual <= 30:
         text = f"scaled residual {residual:.3g} exceeds 30: the answer is not accurate"
         if check == "raise":

@@ -98,13 +98,18 @@ class _Torch:
     def diag_zero(self, lu):
         return self.host((self.t.diagonal(lu, dim1=-2, dim2=-1) == 0).reshape(-1, lu.shape[-1]))
 
-    def norms(self, a, b):
-        """||A_i||inf per system, and max|b| (NaN and Inf show in both)."""
+    def row_norms(self, a):
+        """||A_i||inf per system (0-d for one matrix): |a| summed along
+        rows in one reduction, then the largest row. NaN and Inf show."""
         la = self.t.linalg
-        return la.matrix_norm(a, ord=float("inf")), la.vector_norm(b, ord=float("inf"))
+        return la.vector_norm(a, ord=1, dim=-1).amax(-1)
 
-    def worst_ratio(self, a, x, b, na):
-        """max_i ||b_i - A_i x_i||inf / (||A_i||inf ||x_i||inf), queued."""
+    def abs_max(self, x):
+        """max |x| over the whole array, 0-d, in one reduction (NaN shows)."""
+        return self.t.linalg.vector_norm(x, ord=float("inf"))
+
+    def residual_parts(self, a, x, b):
+        """(||b_i - A_i x_i||inf, ||x_i||inf) per system, queued."""
         t = self.t
         if a.ndim == 2 and b.ndim == 2:
             r = t.addmm(b, a, x, alpha=-1)
@@ -113,15 +118,31 @@ class _Torch:
         else:
             r = t.matmul(a, x).sub_(b)
         inf = float("inf")
-        nr = t.linalg.vector_norm(r, ord=inf, dim=(-2, -1))
-        nx = t.linalg.vector_norm(x, ord=inf, dim=(-2, -1))
+        return (t.linalg.vector_norm(r, ord=inf, dim=(-2, -1)),
+                t.linalg.vector_norm(x, ord=inf, dim=(-2, -1)))
+
+    def worst_ratio(self, a, x, b, na):
+        """max_i ||b_i - A_i x_i||inf / (||A_i||inf ||x_i||inf), queued."""
+        nr, nx = self.residual_parts(a, x, b)
         return nr.div_(na).div_(nx).amax()
+
+    def first_failure(self, info):
+        """(info of the first system whose info is not 0, its index), both
+        on the device; (0, 0) when every system succeeded. argmax returns
+        the first of equal maxima; bool is viewed as uint8 (same size), which
+        argmax takes."""
+        i = self.t.ne(info, 0).view(self.t.uint8).argmax()
+        v = info.gather(0, i.reshape(1))
+        # read() stacks the scalars with type promotion: float32 would round
+        # an index past 2^24, float64 does not
+        return v, (i.double() if info.numel() > 1 << 24 else i)
 
     def largest(self, x):
         return x.amax()  # NaN propagates
 
     def read(self, scalars):
-        """Device scalars to Python floats: one copy, one wait."""
+        """Device scalars to Python numbers: one copy, one wait (the stack
+        promotes int32/int64 and float to the float type)."""
         return self.t.stack([s.reshape(()) for s in scalars]).tolist()
 
     def all_finite(self, x):
@@ -224,17 +245,26 @@ class _Cupy:
         d = self.cp.diagonal(lu, axis1=-2, axis2=-1)
         return self.host((d == 0).reshape(-1, lu.shape[-1]))
 
-    def norms(self, a, b):
-        cp = self.cp
-        return cp.abs(a).sum(-1).max(-1), cp.abs(b).max()
+    def row_norms(self, a):
+        return self.cp.abs(a).sum(-1).max(-1)
 
-    def worst_ratio(self, a, x, b, na):
+    def abs_max(self, x):
+        return self.cp.abs(x).max()
+
+    def residual_parts(self, a, x, b):
         cp = self.cp
         r = cp.matmul(a, x)
         r -= b
-        nr = cp.abs(r).max((-2, -1))
-        nx = cp.abs(x).max((-2, -1))
+        return cp.abs(r).max((-2, -1)), cp.abs(x).max((-2, -1))
+
+    def worst_ratio(self, a, x, b, na):
+        nr, nx = self.residual_parts(a, x, b)
         return (nr / na / nx).max()
+
+    def first_failure(self, info):
+        cp = self.cp
+        i = cp.argmax((info != 0).view(cp.uint8))
+        return info.take(i), i
 
     def largest(self, x):
         return x.max()  # NaN propagates
