@@ -18,9 +18,11 @@ uniform(-1, 1), for which partial pivoting swaps rows at nearly every
 column; stacks get a dominant diagonal, so that no system is singular.
 
 --breakdown prints, for each row, where one linsolve call spends its time
-(the same call with check=False, with check_finite=False as well, and the
-planner's own device time from solve_ex's report), to tell Python and
-check overhead from the solve itself. Compare stack rows with the library
+(the same call with check=False, with check_finite=False as well -- then
+its one synchronization is the read of info, as torch.linalg.solve's --,
+torch.linalg.solve_ex, which does not synchronize, and the planner's own
+device time from solve_ex's report), to tell Python and check overhead
+from the solve itself. Compare stack rows with the library
 alone: `linsolve bench --batched` on the same shape (its README row gives
 the command).
 
@@ -39,7 +41,6 @@ import time
 import numpy as np
 
 import linsolve
-from linsolve import _gpu
 
 
 def _median_time(fn, repeat, warmup, sync=lambda: None):
@@ -93,10 +94,10 @@ def _problem(torch, kind, n, batch, dt, seed):
 def _breakdown(torch, a, b, repeat, warmup, sync):
     parts = {
         "no residual": lambda: linsolve.solve(a, b, check=False),
-        # the device path's own keyword (solve's SciPy-style check_finite
-        # reaches it where the front end passes it on)
-        "no checks": lambda: _gpu.solve(a, b, check="off", check_finite=False,
-                                        want_report=False),
+        # one synchronization left: the read of info, as torch.linalg.solve
+        "no checks": lambda: linsolve.solve(a, b, check=False, check_finite=False),
+        # torch without its info check (no synchronization at all)
+        "torch solve_ex": lambda: torch.linalg.solve_ex(a, b),
     }
     line = []
     for name, fn in parts.items():
