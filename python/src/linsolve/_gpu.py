@@ -211,6 +211,13 @@ def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
     return (back(x) if back else x), rep
 
 
+def _scaled_scalar(num, den):
+    """_scaled for two Python floats, without NumPy's per-call cost."""
+    if den > 0:
+        return num / den
+    return 0.0 if num == 0 else math.inf
+
+
 def _singular(value, where, batch, rd):
     index = _flat_index(where, batch)
     return error_for(value, "", index, Report._from_core(rd, index) if rd else None)
@@ -307,7 +314,7 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
             residual = lib_res
         elif parts is not None:
             nav, nr, nx = vals[-3:]
-            residual = float(_scaled(nr, n * nav * nx * eps))
+            residual = _scaled_scalar(nr, n * nav * nx * eps)
         else:
             residual = vals[-1] / (n * eps)
             if math.isnan(residual):  # 0/0 (x = 0) or a non-finite x: per system, exactly
