@@ -211,6 +211,21 @@ def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
     return (back(x) if back else x), rep
 
 
+_EPS = {np.dtype(np.float64): float(np.finfo(np.float64).eps),
+        np.dtype(np.float32): float(np.finfo(np.float32).eps)}
+
+
+def _solve_shapes(a_shape, b_shape):
+    """solve_shapes, with one square matrix and a vector or an n x k b
+    known without NumPy's broadcasting (a per-call cost at small n)."""
+    if len(a_shape) == 2 and a_shape[0] == a_shape[1] and b_shape[:1] == a_shape[:1]:
+        if len(b_shape) == 1:
+            return (), a_shape[0], 1, True
+        if len(b_shape) == 2:
+            return (), a_shape[0], b_shape[1], False
+    return solve_shapes("solve", a_shape, b_shape)
+
+
 def _scaled_scalar(num, den):
     """_scaled for two Python floats, without NumPy's per-call cost."""
     if den > 0:
@@ -238,9 +253,10 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
     _require_cuda()
     fw, back = _adapter(a, b)
     (a, b), dev = _take_all(fw, (("a", a), ("b", b)))
-    dtype = working_dtype("solve", fw.dtype(a), fw.dtype(b))
+    da, db = fw.dtype(a), fw.dtype(b)
+    dtype = da if da == db and da in _EPS else working_dtype("solve", da, db)
     wdt, policy = _policy(precision, dtype)
-    batch, n, k, vector = solve_shapes("solve", tuple(a.shape), tuple(b.shape))
+    batch, n, k, vector = _solve_shapes(tuple(a.shape), tuple(b.shape))
     count = int(np.prod(batch, dtype=np.int64)) if batch else 1
     if count == 0 or n == 0 or k == 0:
         return _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0)
@@ -288,7 +304,7 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
         raise error_for(st, message, index, Report._from_core(rd, index) if rd else None)
     if queued and rd:
         rd = dict(rd, message="")  # the planner's "queued" is not the outcome
-    eps = float(np.finfo(wdt).eps)
+    eps = _EPS[wdt]
     mixed_res = mixed and math.isfinite(lib_res)
     scalars = [fa, fb] if check_finite else []
     if queued:
