@@ -349,7 +349,8 @@ typedef struct ls_report {
     /* Filled by ls_solve_problem (ls_solve leaves them empty): */
     char path[32];          /**< the planner's path that ran ("dense", "batched", "mixed",
                                  "sparse-direct", ...: ls_path_name) */
-    char why[192];          /**< why the planner chose it, in plain words */
+    char why[512];          /**< why the planner chose it, in plain words (with a sparse
+                                 problem's retries: "...; CG broke down, GMRES instead") */
     long long index;        /**< stack: 0-based index of the first system that failed
                                  (singular: info is its pivot column); -1 when none */
     long long batch;        /**< systems solved by the call (1 for one system) */
@@ -970,6 +971,32 @@ typedef enum ls_policy {
                                FP64 data only */
 } ls_policy;
 
+/** How ls_solve_problem's "auto" treats a sparse (CSR) problem
+ *  (docs/sparse.md); ls_sparse_opts_init gives the defaults. */
+typedef struct ls_sparse_opts {
+    double direct_memory; /**< bytes: auto runs the sparse LU (UMFPACK) only when its symbolic
+                               analysis estimates a peak within; <= 0 (default): half the
+                               physical memory */
+    double direct_flops;  /**< the same for its estimated flop count; <= 0 (default): 5e10
+                               (under a minute at UMFPACK's 0.7-1.3 GFLOP/s on two cores) */
+    int fixed_precond;    /**< 1: problem.iter->precond as given even under auto (no ILUT
+                               retry, no Jacobi first on a GPU); 0 (default): auto picks */
+    int fixed_max_iter;   /**< 1: problem.iter->max_iter is the cap even for auto's CG;
+                               0 (default): auto's CG gets at least 4 sqrt(n) iterations */
+} ls_sparse_opts;
+
+/** Zero *o: the budgets and choices above are auto. */
+LS_API void ls_sparse_opts_init(ls_sparse_opts *o);
+
+/** What a sparse problem's solve ran last (ls_problem.sparse_result). */
+typedef struct ls_sparse_result {
+    int direct;            /**< 1: the sparse LU gave X; 0: a Krylov method */
+    ls_iter_options iter;  /**< the Krylov method's settings in the last run (direct: unused) */
+    char method[96];       /**< in words: "direct (UMFPACK sparse LU)", "gmres, precond ilu0,
+                                equilibrated", ... */
+    double t_choose;       /**< seconds auto spent choosing (UMFPACK's symbolic analysis) */
+} ls_sparse_result;
+
 typedef struct ls_problem {
     ls_shape shape;
     ls_dtype dtype;       /**< element type of A and B (dense and stack); CSR is FP64 */
@@ -999,6 +1026,22 @@ typedef struct ls_problem {
     const char *method;   /**< NULL or "auto": the planner picks; else a path name
                                (ls_path_name) or a dense method name (ls_method_name), or for
                                CSR "direct", "bicgstab", "gmres", "cg" */
+    /* Optional (NULL from ls_problem_init: the defaults). */
+    const ls_mixed_opts *mixed;    /**< policy mixed: ls_dsgesv's options (factor, refinement,
+                                        pivoting, max_iter, fallback); NULL: ls_mixed_opts_init */
+    ls_mixed_result *mixed_result; /**< out, policy mixed: what ls_dsgesv did (history,
+                                        fallback, inner iterations); a stack's last system
+                                        solved (its first failure, if any) */
+    const ls_iter_options *iter;   /**< CSR Krylov settings: with a named Krylov method used
+                                        as given (method replaced by the name); under auto the
+                                        planner picks method, preconditioner (unless
+                                        sparse->fixed_precond) and CG's cap (unless
+                                        sparse->fixed_max_iter), the rest as given. NULL:
+                                        GMRES(30), ILU(0), equilibrated, ls_options' rtol and
+                                        max_iter. B holds the last iterate when a Krylov
+                                        method does not converge */
+    const ls_sparse_opts *sparse;  /**< CSR auto's budgets and choices; NULL: defaults */
+    ls_sparse_result *sparse_result; /**< out, CSR: what ran last */
 } ls_problem;
 
 /** Zero *p and set the defaults: dense, FP64, host, column-major, policy and method auto. */

@@ -1,17 +1,18 @@
 /*
  * `linsolve solve A [B] --storage sparse|auto`: A read straight into CSR and
- * solved there, never densified. --method auto (docs/sparse.md): UMFPACK's
- * sparse LU when its symbolic analysis estimates a peak memory and a flop
- * count within budget (--auto-memory, --auto-flops), else a preconditioned
- * Krylov method in O(nnz) memory: CG with ILU(0) (= IC(0)) when A is
- * symmetric with a positive diagonal, GMRES(30) with ILU(0) on the
- * equilibrated system otherwise or when CG breaks down (and with ILUT when
- * that does not converge). direct | bicgstab | gmres | cg pick one,
- * --precond none | jacobi | ilu0 | ilut the Krylov preconditioner
+ * solved there, never densified, through the planner (ls_solve_problem with
+ * a CSR problem). --method auto is the planner's rule (src/core/plan_sparse.c,
+ * docs/sparse.md): UMFPACK's sparse LU when its symbolic analysis estimates
+ * a peak memory and a flop count within budget (--auto-memory, --auto-flops),
+ * else a preconditioned Krylov method in O(nnz) memory: CG with ILU(0)
+ * (= IC(0)) when A is symmetric with a positive diagonal, GMRES(30) with
+ * ILU(0) on the equilibrated system otherwise or when CG breaks down (and
+ * with ILUT when that does not converge). direct | bicgstab | gmres | cg
+ * pick one, --precond none | jacobi | ilu0 | ilut the Krylov preconditioner
  * (--ilut-tol, --ilut-fill), --permute auto | mc64 | maxtrans | none the
  * permutation to a usable diagonal before it. --storage auto (the default)
  * takes this path for the coordinate files solve_input.c's rule picks, and
- * the report says why.
+ * the report says why, and why the planner chose its path.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -21,20 +22,10 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "solve_input.h"
 #include "solve_sparse.h"
-
-
-/* --method auto's default budget for the direct solver's work: UMFPACK ran
- * at 0.7 - 1.3 GFLOP/s on two shared cores (2-D Poisson n = 10^5 and 10^6,
- * docs/sparse.md), so 5e10 flop is under a minute; beyond that CG with
- * IC(0) was as fast or faster at a fraction of the memory. */
-#define AUTO_FLOPS_DEFAULT 5e10
-/* From this order on, --method auto on a GPU starts with Jacobi (see there). */
-#define GPU_JACOBI_MIN_N 100000
 
 
 static double wall(void)
@@ -56,149 +47,6 @@ static int exit_of(int st)
     if (st > 0)
         return LS_EXIT_SINGULAR;
     return LS_EXIT_INPUT;
-}
-
-/* Exactly symmetric with a positive diagonal: CG's candidates (positive
- * definiteness itself shows only in CG, as a breakdown). O(nnz log row). */
-static int spd_candidate(const ls_csr *A)
-{
-    for (int64_t i = 0; i < A->n_rows; i++) {
-        int diag = 0;
-        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++) {
-            int64_t j = A->col_idx[p];
-            if (j == i) {
-                diag = A->val[p] > 0;
-                continue;
-            }
-            int64_t lo = A->row_ptr[j], hi = A->row_ptr[j + 1] - 1, hit = -1;
-            while (lo <= hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (A->col_idx[mid] == i) {
-                    hit = mid;
-                    break;
-                }
-                if (A->col_idx[mid] < i)
-                    lo = mid + 1;
-                else
-                    hi = mid - 1;
-            }
-            if (hit < 0 || A->val[hit] != A->val[p])
-                return 0;
-        }
-        if (!diag)
-            return 0;
-    }
-    return 1;
-}
-
-static double physical_memory(void)
-{
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0)
-        return (double)pages * (double)page;
-#endif
-    return 8.0 * 1073741824.0;
-}
-
-/* --method auto (docs/sparse.md): the direct solver when UMFPACK's symbolic
- * analysis says its peak memory and its flops fit the budgets, else a
- * Krylov method with ILU(0): CG for a symmetric A with a positive diagonal,
- * GMRES otherwise. The reason, with the numbers, goes to why. */
-static int choose_method(const sparse_args *a, const ls_csr *A, char *why, size_t len)
-{
-    const double mem = a->auto_memory > 0 ? a->auto_memory : 0.5 * physical_memory();
-    const double flops = a->auto_flops > 0 ? a->auto_flops : AUTO_FLOPS_DEFAULT;
-    static const char *pc[] = {"no preconditioner", "Jacobi", "ILU(0)", "ILUT"};
-    const int spd = spd_candidate(A);
-    char krylov[120];
-    snprintf(krylov, sizeof krylov, "%s with %s (A %s)", spd ? "CG" : "GMRES",
-             pc[a->iter.precond],
-             spd ? "symmetric, positive diagonal" : "not symmetric with a positive diagonal");
-    if (a->ctx) { /* a GPU: its direct solver when it has one, else Krylov */
-        if (ls_csr_direct_available_ctx(a->ctx) && A->n_rows < GPU_JACOBI_MIN_N) {
-            snprintf(why, len, "n < %d: cuDSS sparse LU on the device", GPU_JACOBI_MIN_N);
-            return SM_DIRECT;
-        }
-        if (ls_csr_direct_available_ctx(a->ctx)) {
-            snprintf(why, len, "n >= %d: %s first, cuDSS should it fail", GPU_JACOBI_MIN_N,
-                     spd ? "CG with Jacobi" : "BiCGStab with Jacobi");
-            return spd ? SM_CG : SM_GMRES;
-        }
-        snprintf(why, len, "the %s backend has no sparse direct solver (built without cuDSS): %s",
-                 ls_backend_name(a->backend), krylov);
-        return spd ? SM_CG : SM_GMRES;
-    }
-    if (!ls_csr_direct_available()) {
-        snprintf(why, len, "built without UMFPACK: %s", krylov);
-        return spd ? SM_CG : SM_GMRES;
-    }
-    ls_csr_direct_cost c;
-    char err[256] = "";
-    int st = ls_csr_direct_estimate(A, &c, err, sizeof err);
-    if (st != 0) {
-        snprintf(why, len, "no LU estimate (%s): %s", err, krylov);
-        return spd ? SM_CG : SM_GMRES;
-    }
-    const int fits = c.peak_bytes <= mem && c.flops <= flops;
-    snprintf(why, len,
-             "UMFPACK estimates peak %.3g GiB (budget %.3g GiB), %.3g flop (budget %.3g), "
-             "nnz(L+U) %.3g, analysis %.2g s: %s",
-             c.peak_bytes / 1073741824.0, mem / 1073741824.0, c.flops, flops, c.nnz_lu,
-             c.t_analysis, fits ? "direct" : krylov);
-    return fits ? SM_DIRECT : spd ? SM_CG : SM_GMRES;
-}
-
-/* Every column of B by ls_csr_solve_iter with o; describes the method. */
-static int solve_iter(ls_context *ctx, const ls_csr *A, int nrhs, const double *B, double *X,
-                      ls_iter_options *o, int is_auto, char *method, size_t mlen, char *msg,
-                      size_t msglen, int *its)
-{
-    static const char *pc[] = {"none", "jacobi", "ilu0", "ilut"};
-    static const char *names[] = {"bicgstab", "gmres", "cg"};
-    static const char *perm[] = {"", ", permute mc64", ", permute maxtrans", ", permute none"};
-    const int64_t n = A->n_rows;
-    snprintf(method, mlen, "%s, precond %s%s%s%s", names[o->method], pc[o->precond],
-             o->equilibrate ? ", equilibrated" : "", perm[o->permute], is_auto ? ", auto" : "");
-    ls_iter_report rep;
-    int st = 0;
-    *its = 0;
-    for (int j = 0; j < nrhs && st == 0; j++) {
-        st = ls_csr_solve_iter_ctx(ctx, A, B + (size_t)j * (size_t)n, X + (size_t)j * (size_t)n,
-                                   o, &rep, NULL, 0);
-        *its += rep.iterations;
-        snprintf(msg, msglen, "%s (%d iterations)", rep.message, rep.iterations);
-    }
-    return st;
-}
-
-/* The sparse LU on a's backend (cuDSS on a GPU, UMFPACK on the CPU); under
- * auto an inaccurate or singular cuDSS answer is redone by UMFPACK. */
-static int run_direct(const sparse_args *a, const ls_csr *Ap, int nrhs, const double *B,
-                      double *X, char *method, size_t mlen, char *msg, size_t msglen,
-                      char *auto_why, size_t wlen)
-{
-    const ls_csr A = *Ap;
-    const int64_t n = A.n_rows;
-    ls_csr_direct_report rep;
-    snprintf(method, mlen, "direct (%s sparse LU)%s", a->ctx ? "cuDSS" : "UMFPACK",
-             a->method == SM_AUTO ? ", auto" : "");
-    int st = ls_csr_solve_direct_ctx(a->ctx, &A, nrhs, B, n, X, n, &rep, NULL, 0);
-    snprintf(msg, msglen, "%s", rep.message);
-    if (a->ctx && a->method == SM_AUTO && (st == LS_INACCURATE || st > 0) &&
-        ls_csr_direct_available()) {
-        /* cuDSS's own retries (matching, then row pivoting: sparse_direct.c)
-         * did not reach the scaled residual either, or it found A singular:
-         * UMFPACK's threshold partial pivoting on the host decides, and the
-         * auto line says so. */
-        size_t used = strlen(auto_why);
-        snprintf(auto_why + used, wlen - used, "; cuDSS: %s, UMFPACK on the host instead",
-                 ls_status_name(st));
-        st = ls_csr_solve_direct(&A, nrhs, B, n, X, n, &rep, NULL, 0);
-        snprintf(msg, msglen, "%s", rep.message);
-        snprintf(method, mlen, "direct (UMFPACK sparse LU, after cuDSS), auto");
-    }
-    return st;
 }
 
 /* A failure before any answer: the message on stderr as users read it (no
@@ -260,7 +108,9 @@ static int read_sparse(const sparse_args *a, const char *why, ls_csr *A, ls_matr
 
 static int run_sparse(const sparse_args *a, const char *why)
 {
-    char err[512] = "", msg[512] = "", method[96] = "", auto_why[400] = "";
+    char err[512] = "", msg[512] = "", method[128] = "", auto_why[512] = "", path[32] = "";
+    char plan_why[512] = "";
+    double t_choose = 0;
     int its = -1;
     ls_csr A;
     ls_matrix Bm;
@@ -289,103 +139,42 @@ static int run_sparse(const sparse_args *a, const char *why)
         code = sparse_fail(a, why, LS_ENOMEM, LS_EXIT_UNAVAILABLE, msg);
         goto done;
     }
-    int sm = a->method;
-    double t_choose = 0;
+    /* the planner (ls_solve_problem) applies --method auto's rule and its
+     * retries (docs/sparse.md) and says why; X replaces its copy of B */
+    static const char *names[] = {"auto", "direct", "bicgstab", "gmres", "cg"};
+    memcpy(X, B, sizeof(double) * (size_t)n * (size_t)nrhs);
+    ls_sparse_opts so;
+    ls_sparse_opts_init(&so);
+    so.direct_memory = a->auto_memory;
+    so.direct_flops = a->auto_flops;
+    so.fixed_precond = a->precond_seen;
+    so.fixed_max_iter = a->max_iter_seen;
+    ls_sparse_result sr;
+    ls_problem p;
+    ls_problem_init(&p);
+    p.shape = LS_SHAPE_CSR;
+    p.csr = &A;
+    p.n = (int)n;
+    p.nrhs = nrhs;
+    p.B = X;
+    p.ldb = (int)n;
+    p.method = names[a->method];
+    p.iter = &a->iter;
+    p.sparse = &so;
+    p.sparse_result = &sr;
+    ls_report rep;
     t0 = wall();
-    if (sm == SM_AUTO)
-        sm = choose_method(a, &A, auto_why, sizeof auto_why);
-    t_choose = wall() - t0;
-    if (sm == SM_DIRECT) {
-        st = run_direct(a, &A, nrhs, B, X, method, sizeof method, msg, sizeof msg, auto_why,
-                        sizeof auto_why);
-        if ((st == LS_ENOMEM || st == LS_EDEVMEM) && a->method == SM_AUTO) {
-            /* the estimate was wrong, or memory is taken: O(nnz) instead */
-            size_t used = strlen(auto_why);
-            snprintf(auto_why + used, sizeof auto_why - used,
-                     "; %s ran out of memory, a Krylov method instead",
-                     a->ctx ? "cuDSS" : "UMFPACK");
-            sm = spd_candidate(&A) ? SM_CG : SM_GMRES;
-            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-        }
-    }
-    if (sm != SM_DIRECT) {
-        ls_iter_options o = a->iter;
-        /* CG's iterations grow like sqrt(cond), ~ sqrt(n) for a 2-D grid
-         * (IC(0): 895 at n = 10^6): the default cap would stop it there. */
-        if (a->method == SM_AUTO && sm == SM_CG && !a->max_iter_seen)
-            o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 4.0 * sqrt((double)n)));
-        /* On a GPU IC(0)'s triangular solves go level by level, one grid
-         * diagonal at a time: Jacobi's many more but parallel iterations win
-         * (bench/results/h100/sparse.csv). */
-        if (a->method == SM_AUTO && sm == SM_CG && a->ctx && !a->precond_seen &&
-            n >= GPU_JACOBI_MIN_N) {
-            o.precond = LS_PRECOND_JACOBI;
-            if (!a->max_iter_seen)
-                o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 10.0 * sqrt((double)n)));
-        }
-        o.method = sm == SM_BICGSTAB ? LS_ITER_BICGSTAB : sm == SM_CG ? LS_ITER_CG : LS_ITER_GMRES;
-        /* Likewise for a large non-symmetric A on a GPU: BiCGStab with
-         * Jacobi first (convection-diffusion n = 10^6 on the H100: 1.1 s,
-         * GMRES with ILU(0) 14 s), GMRES with ILU(0) should it fail. */
-        if (a->method == SM_AUTO && sm == SM_GMRES && a->ctx && !a->precond_seen &&
-            n >= GPU_JACOBI_MIN_N) {
-            o.method = LS_ITER_BICGSTAB;
-            o.precond = LS_PRECOND_JACOBI;
-            if (!a->max_iter_seen)
-                o.max_iter = (int)fmax(o.max_iter, fmin(1e8, 10.0 * sqrt((double)n)));
-            st = solve_iter(a->ctx, &A, nrhs, B, X, &o, 1, method, sizeof method, msg,
-                            sizeof msg, &its);
-            if (st == 0)
-                goto solved;
-            size_t used = strlen(auto_why);
-            snprintf(auto_why + used, sizeof auto_why - used,
-                     "; BiCGStab with Jacobi: %s after %d iterations, GMRES with ILU(0) instead",
-                     ls_status_name(st), its);
-            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-            o = a->iter;
-            o.method = LS_ITER_GMRES;
-        }
-        st = solve_iter(a->ctx, &A, nrhs, B, X, &o, a->method == SM_AUTO, method, sizeof method, msg,
-                        sizeof msg, &its);
-        if (st == LS_BREAKDOWN && sm == SM_CG && a->method == SM_AUTO) {
-            /* not positive definite after all: GMRES from scratch */
-            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-            o = a->iter;
-            o.method = LS_ITER_GMRES;
-            char first[160];
-            snprintf(first, sizeof first, "%s broke down", method);
-            st = solve_iter(a->ctx, &A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
-            size_t used = strlen(auto_why);
-            snprintf(auto_why + used, sizeof auto_why - used, "; %s, GMRES instead", first);
-        }
-        if ((st == LS_NOT_CONVERGED || st == LS_BREAKDOWN) && a->method == SM_AUTO &&
-            o.method == LS_ITER_GMRES && o.precond == LS_PRECOND_ILU0 && !a->precond_seen) {
-            /* ILU(0) too weak (circuit matrices such as rajat19): ILUT's
-             * fill, still O(nnz + n fill), from scratch */
-            memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-            o.precond = LS_PRECOND_ILUT;
-            int its0 = its;
-            char first[160];
-            snprintf(first, sizeof first, "%s: %s after %d iterations", method, ls_status_name(st),
-                     its0);
-            st = solve_iter(a->ctx, &A, nrhs, B, X, &o, 1, method, sizeof method, msg, sizeof msg, &its);
-            its += its0;
-            size_t used = strlen(auto_why);
-            snprintf(auto_why + used, sizeof auto_why - used, "; %s, ILUT instead", first);
-        }
-    }
-    if ((st == LS_NOT_CONVERGED || st == LS_BREAKDOWN) && sm != SM_DIRECT &&
-        a->method == SM_AUTO && a->ctx && ls_csr_direct_available_ctx(a->ctx)) {
-        /* the Krylov methods gave up: the sparse LU, at whatever it costs */
-        size_t used = strlen(auto_why);
-        snprintf(auto_why + used, sizeof auto_why - used, "; %s: %s, cuDSS instead", method,
-                 ls_status_name(st));
-        memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-        st = run_direct(a, &A, nrhs, B, X, method, sizeof method, msg, sizeof msg, auto_why,
-                        sizeof auto_why);
-    }
-solved:
+    st = ls_solve_problem(a->ctx, NULL, &p, &rep);
     t_solve = wall() - t0;
+    const int is_auto = a->method == SM_AUTO;
+    snprintf(method, sizeof method, "%s%s", sr.method, is_auto ? ", auto" : "");
+    snprintf(msg, sizeof msg, "%s", rep.message);
+    snprintf(auto_why, sizeof auto_why, "%s", is_auto ? rep.why : "");
+    snprintf(path, sizeof path, "%s", rep.path);
+    snprintf(plan_why, sizeof plan_why, "%s", rep.why);
+    its = rep.iterations;
+    t_choose = sr.t_choose;
+    ls_report_clear(&rep);
     res = ls_csr_scaled_residual(&A, nrhs, B, n, X, n);
     if (!a->b_path) {
         ferr = 0;
@@ -430,9 +219,8 @@ solved:
                t_solve, t_choose, its, ls_backend_name(a->backend));
         ls_cli_json_string(out, auto_why); /* may quote a library message */
         /* the path names of the planner's table (ls_path_name) */
-        fprintf(out, ", \"path\": \"%s\", \"why\": ",
-                sm == SM_DIRECT ? "sparse-direct" : "sparse-krylov");
-        ls_cli_json_string(out, auto_why[0] ? auto_why : "--method, as asked");
+        fprintf(out, ", \"path\": \"%s\", \"why\": ", path);
+        ls_cli_json_string(out, plan_why);
         fprintf(out, ", \"message\": ");
         ls_cli_json_string(out, ls_cli_message(msg, plain, sizeof plain));
         fprintf(out, ", \"ok\": %s}\n", code == LS_EXIT_OK ? "true" : "false");
@@ -440,7 +228,7 @@ solved:
         fprintf(out, "format:     sparse CSR (%s)\n", why);
         fprintf(out, "system:     n = %lld, nnz = %lld, nrhs = %d\n", (long long)n, (long long)A.nnz,
                nrhs);
-        fprintf(out, "path:       %s\n", sm == SM_DIRECT ? "sparse-direct" : "sparse-krylov");
+        fprintf(out, "path:       %s\n", path);
         fprintf(out, "method:     %s, %s\n", method,
                a->ctx ? ls_context_device_name(a->ctx) : "cpu");
         if (auto_why[0])

@@ -50,6 +50,25 @@ int ls_plan_fail(ls_plan *pl, int st, const char *fmt, ...)
     return st;
 }
 
+void ls_plan_more(ls_plan *pl, const char *fmt, ...)
+{
+    size_t used = strlen(pl->more);
+    if (used + 3 >= sizeof pl->more)
+        return;
+    snprintf(pl->more + used, sizeof pl->more - used, "; ");
+    used += 2;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pl->more + used, sizeof pl->more - used, fmt, ap);
+    va_end(ap);
+}
+
+void ls_sparse_opts_init(ls_sparse_opts *o)
+{
+    if (o)
+        memset(o, 0, sizeof *o);
+}
+
 size_t ls_plan_esize(const ls_problem *p)
 {
     return p->dtype == LS_FLOAT32 ? sizeof(float) : sizeof(double);
@@ -239,6 +258,12 @@ int ls_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *problem
         ctx = own;
     }
     pl.ctx = ctx;
+    if (problem->sparse_result)
+        memset(problem->sparse_result, 0, sizeof *problem->sparse_result);
+    if (problem->mixed_result) {
+        memset(problem->mixed_result, 0, sizeof *problem->mixed_result);
+        problem->mixed_result->residual = NAN;
+    }
     pl.mixed = problem->policy == LS_POLICY_MIXED;
     pl.prec = problem->policy == LS_POLICY_SINGLE ||
                       (problem->policy == LS_POLICY_AUTO && problem->dtype == LS_FLOAT32)
@@ -251,6 +276,9 @@ int ls_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *problem
     if (!st)
         st = resolve_method(&pl, problem->method ? problem->method
                                                  : ls_method_name(pl.opt.method));
+    if (!st && problem->shape == LS_SHAPE_CSR && !pl.iter_named && !pl.direct_named &&
+        (!strcmp(pl.method, "auto") || !strcmp(pl.method, "sparse-krylov")))
+        st = ls_plan_sparse_decide(&pl);
     if (!st)
         st = choose(&pl, &path);
     /* the runners fill the report's own fields; the plan's stay */
@@ -262,10 +290,10 @@ int ls_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *problem
                     (problem->shape == LS_SHAPE_STACK && problem->batch == 0);
         st = empty ? 0 : path->run(&pl);
     }
-    snprintf(rep->why, sizeof why, "%s", why);
+    snprintf(rep->why, sizeof rep->why, "%s%s", why, pl.more);
     rep->index = pl.index;
     if (path)
-        snprintf(rep->path, sizeof rep->path, "%s", path->name);
+        snprintf(rep->path, sizeof rep->path, "%s", pl.ran ? pl.ran : path->name);
     rep->backend = ls_context_backend(ctx);
     rep->precision = pl.prec;
     rep->n = problem->n;

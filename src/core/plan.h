@@ -28,6 +28,13 @@ typedef struct ls_plan {
     ls_iter_method iter;
     int direct_named;     /* CSR: "direct" */
     long long index;      /* stack: first failed system, -1 none (runners set it) */
+    /* CSR under auto: the choice made before the table is read (plan_sparse.c) */
+    int sparse_auto;      /* method auto: the rule and its retries apply */
+    int sparse_direct;    /* 1: the sparse LU; 0: a Krylov method */
+    int sparse_spd;       /* A symmetric with a positive diagonal: CG's candidate */
+    char sparse_why[256]; /* the reason, with UMFPACK's estimate */
+    char more[320];       /* what the runners add to why (retries: "; ..., GMRES instead") */
+    const char *ran;      /* the path that gave the answer when a runner fell back, or NULL */
 } ls_plan;
 
 typedef struct ls_path {
@@ -51,6 +58,15 @@ int ls_plan_run_batched(ls_plan *pl);
 int ls_plan_run_stack_loop(ls_plan *pl);
 int ls_plan_run_sparse_direct(ls_plan *pl);
 int ls_plan_run_sparse_krylov(ls_plan *pl);
+/* CSR, method auto: decide direct or Krylov (pl->sparse_*), before the
+ * table's fit tests read it; 0 or a status (plan_sparse.c). */
+int ls_plan_sparse_decide(ls_plan *pl);
+/* Append "; <text>" to the report's why (the runners' retries). */
+void ls_plan_more(ls_plan *pl, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* A status that is a zero pivot's column (LAPACK's info > 0), not one of
  * the positive outcome codes (LS_NOT_CONVERGED, LS_INACCURATE, ...). */

@@ -131,13 +131,20 @@ int ls_plan_run_dense(ls_plan *pl)
     return pl->p->memory == LS_MEMORY_DEVICE ? dense_device(pl) : dense_host(pl);
 }
 
-static void mixed_report(ls_plan *pl, const ls_mixed_result *r)
+/* One system's outcome into the report, and into the caller's
+ * mixed_result (a stack's last system solved: its first failure, if any). */
+static void mixed_report(ls_plan *pl, const ls_mixed_result *r, int st)
 {
     ls_report *rep = pl->rep;
     if (!(rep->residual > r->residual))
         rep->residual = r->residual;
     rep->iterations += r->iterations;
+    rep->method = LS_METHOD_LU;
+    if (ls_plan_is_singular(st))
+        rep->info = st;
     snprintf(rep->message, sizeof rep->message, "%s", r->message);
+    if (pl->p->mixed_result)
+        *pl->p->mixed_result = *r;
 }
 
 /* System i of a host problem, column-major FP64 through scratch. */
@@ -150,7 +157,9 @@ static int mixed_host_one(ls_plan *pl, long long i, double *a, double *b, double
     ls_plan_load(p, i, 'B', b);
     ls_mixed_result r;
     int st = ls_dsgesv(pl->ctx, n, k, a, n, ipiv, b, n, x, n, mo, &r);
-    mixed_report(pl, &r);
+    mixed_report(pl, &r, st);
+    if (p->info && p->memory == LS_MEMORY_HOST)
+        p->info[i] = ls_plan_is_singular(st) ? st : 0;
     if (st == 0 || st == LS_INACCURATE)
         ls_plan_store_b(p, i, x);
     return st;
@@ -199,7 +208,7 @@ static int mixed_device(ls_plan *pl, const ls_mixed_opts *mo)
     r.residual = NAN;
     if (!st) {
         st = ls_dsgesv_gpu(pl->ctx, n, k, p->A, p->lda, ipiv, p->B, p->ldb, dx, n, mo, &r);
-        mixed_report(pl, &r);
+        mixed_report(pl, &r, st);
     }
     for (int j = 0; (st == 0 || st == LS_INACCURATE) && j < k; j++) {
         int c = ls_device_copy(pl->ctx, (double *)p->B + (size_t)j * p->ldb, dx + (size_t)j * n,
@@ -218,7 +227,10 @@ static int mixed_device(ls_plan *pl, const ls_mixed_opts *mo)
 int ls_plan_run_mixed(ls_plan *pl)
 {
     ls_mixed_opts mo;
-    ls_mixed_opts_init(&mo);
+    if (pl->p->mixed)
+        mo = *pl->p->mixed;
+    else
+        ls_mixed_opts_init(&mo);
     pl->rep->residual = -1; /* mixed_report keeps the largest */
     double t0 = ls_now();
     int st = pl->p->memory == LS_MEMORY_DEVICE ? mixed_device(pl, &mo) : mixed_host(pl, &mo);

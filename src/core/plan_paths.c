@@ -26,13 +26,20 @@ static int fits_sparse_direct(const ls_plan *pl, char *why, size_t len)
     }
     if (pl->iter_named)
         return 0;
+    if (pl->sparse_auto && !pl->sparse_direct) { /* auto's rule said Krylov */
+        snprintf(why, len, "%s", pl->sparse_why);
+        return 0;
+    }
     if (!ls_csr_direct_available_ctx(pl->ctx)) {
         snprintf(why, len, "no sparse direct solver on %s (UMFPACK on the CPU, cuDSS on CUDA, "
                  "when built with them)", ls_backend_name(ls_context_backend(pl->ctx)));
         return 0;
     }
-    snprintf(why, len, "sparse A (%lld entries): sparse LU with a fill-reducing ordering%s",
-             (long long)pl->p->csr->nnz, pl->direct_named ? ", as asked" : "");
+    if (pl->sparse_auto)
+        snprintf(why, len, "%s", pl->sparse_why);
+    else
+        snprintf(why, len, "sparse A (%lld entries): sparse LU with a fill-reducing ordering, "
+                 "as asked", (long long)pl->p->csr->nnz);
     return 1;
 }
 
@@ -44,10 +51,13 @@ static int fits_sparse_krylov(const ls_plan *pl, char *why, size_t len)
     }
     if (pl->direct_named)
         return 0;
-    if (pl->iter_named)
-        snprintf(why, len, "sparse A: %s with ILU(0), as asked", pl->method);
+    if (pl->sparse_auto)
+        snprintf(why, len, "%s", pl->sparse_why);
+    else if (pl->iter_named)
+        snprintf(why, len, "sparse A: %s, as asked", pl->method);
     else
-        snprintf(why, len, "sparse A and no sparse direct solver here: GMRES with ILU(0)");
+        snprintf(why, len, "sparse A: %s, as asked", pl->sparse_spd ? "CG (A symmetric, "
+                 "positive diagonal)" : "GMRES (A not symmetric with a positive diagonal)");
     return 1;
 }
 
