@@ -376,12 +376,9 @@ static void run_solve(const solve_args *a, ls_context *ctx, const ls_matrix *A, 
     }
     int st;
     if (a->mixed) {
-        /* --factor, --refine, --pivot and the refinement history have no
-         * place in ls_problem yet: ls_dsgesv directly */
+        /* policy mixed with --factor, --refine, --pivot (ls_problem.mixed);
+         * the refinement history comes back in ls_problem.mixed_result */
         st = solve_mixed_run(ctx, &a->mixed_opts, A, B, X, res);
-        snprintf(res->rep.path, sizeof res->rep.path, "mixed");
-        snprintf(res->rep.why, sizeof res->rep.why, "--precision mixed: low-precision LU "
-                 "refined in FP64 (ls_dsgesv)");
     } else {
         /* the planner picks the path (dense here: A read from a file is one
          * system in host memory, FP64) and says why; the host dense path

@@ -1,5 +1,6 @@
-/* `linsolve solve --precision mixed`: the options, the call to ls_dsgesv
- * and the mixed-precision part of the report (text and JSON). */
+/* `linsolve solve --precision mixed`: the options, the call of
+ * ls_solve_problem with policy mixed and the mixed-precision part of the
+ * report (text and JSON). */
 #ifndef LS_TOOLS_SOLVE_MIXED_H
 #define LS_TOOLS_SOLVE_MIXED_H
 
@@ -9,8 +10,9 @@
 /** --factor F / --refine K: 1 handled (value taken), 0 not one of these,
  *  -1 usage error (already reported). */
 int solve_mixed_option(const char *cmd, int argc, char **argv, int *i, ls_mixed_opts *o);
-/** Solve with ls_dsgesv: X (n x nrhs, ld n) in, the answer out; fills r's
- *  report fields and its mixed result; returns the library status. */
+/** Solve through ls_solve_problem (policy mixed, options o): X (n x nrhs,
+ *  ld n) holds B in and the answer out; fills r's report (path, why) and its
+ *  mixed result; returns the library status. */
 int solve_mixed_run(ls_context *ctx, const ls_mixed_opts *o, const ls_matrix *A,
                     const ls_matrix *B, double *X, solve_result *r);
 /** The mixed fields: `, "mixed": {...}` inside the JSON object. */
