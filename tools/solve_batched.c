@@ -1,5 +1,6 @@
 /* `linsolve solve A.npy B.npy` where A is a stack (batch, n, n): every
- * system solved by ls_?gesv_batched in one call. C-order stacks go in as
+ * system solved by ls_solve_problem's batched path (one call of
+ * ls_?gesv_batched), which fills every system's info. C-order stacks go in as
  * they are (LS_ROW_MAJOR); on CUDA the stacks are copied to the device
  * once and the solve is timed on its own. The report: systems/s, GB/s (A
  * and B read and written once), against the device's copy bandwidth on
@@ -24,6 +25,7 @@ typedef struct outcome {
     ls_precision prec;
     double seconds, gbps, copy_gbps, residual;
     int *info;
+    char path[32], why[512]; /* the planner's path and why */
 } outcome;
 
 static double now(void)
@@ -105,18 +107,33 @@ static double copy_gbps(ls_context *ctx)
     return t.gbps;
 }
 
-/* The solve itself: X (in W, the working precision) replaces B. */
+/* The solve itself, through the planner (ls_solve_problem, its batched
+ * path): X (in W, the working precision) replaces B, every system's info
+ * comes back in info. On CUDA the stacks are copied to the device first
+ * and the planner is handed device memory with a device info array, so it
+ * only queues the work: the time is the device's alone, from one
+ * synchronization to the next. */
 static int solve(ls_context *ctx, const ls_io_stack *A, void *WA, void *WB, int *info,
                  outcome *o)
 {
     int n = A->rows, k = o->nrhs, batch = A->batch, rm = A->layout == LS_ROW_MAJOR;
-    int single = o->prec == LS_SINGLE, ldb = rm ? k : n;
+    int single = o->prec == LS_SINGLE;
     size_t es = single ? sizeof(float) : sizeof(double);
     size_t na = (size_t)batch * n * n, nb = (size_t)batch * n * k;
-    long long sA = (long long)n * n, sB = (long long)n * k;
+    ls_problem p;
+    ls_problem_init(&p);
+    p.shape = LS_SHAPE_STACK;
+    p.dtype = single ? LS_FLOAT32 : LS_FLOAT64;
+    p.policy = single ? LS_POLICY_SINGLE : LS_POLICY_DOUBLE;
+    p.layout = A->layout;
+    p.n = n, p.nrhs = k, p.batch = batch;
+    p.lda = n, p.strideA = (long long)n * n;
+    p.ldb = rm ? k : n, p.strideB = (long long)n * k;
+    ls_options opt;
+    ls_options_init(&opt);
+    opt.check = 0; /* the report checks every system against A as read */
+    ls_report rep;
     int st = 0;
-#define GESV(fn, T, a, b, i) \
-    fn(A->layout, n, k, (T *)(a), n, sA, NULL, (T *)(b), ldb, sB, (i), batch, ctx)
     if (ls_context_backend(ctx) == LS_BACKEND_CUDA) {
         void *dA = NULL, *dB = NULL, *dI = NULL;
         st = ls_device_malloc(ctx, &dA, na * es);
@@ -125,22 +142,28 @@ static int solve(ls_context *ctx, const ls_io_stack *A, void *WA, void *WB, int 
         st = st ? st : ls_device_copy(ctx, dA, WA, na * es);
         st = st ? st : ls_device_copy(ctx, dB, WB, nb * es);
         st = st ? st : ls_device_synchronize(ctx);
+        p.memory = LS_MEMORY_DEVICE;
+        p.A = dA, p.B = dB, p.info = dI;
         double t0 = now();
         if (!st)
-            st = single ? GESV(ls_sgesv_batched_gpu, float, dA, dB, dI)
-                        : GESV(ls_dgesv_batched_gpu, double, dA, dB, dI);
+            st = ls_solve_problem(ctx, &opt, &p, &rep);
         st = st ? st : ls_device_synchronize(ctx);
         o->seconds = now() - t0;
         st = st ? st : ls_device_copy(ctx, WB, dB, nb * es);
         st = st ? st : ls_device_copy(ctx, info, dI, sizeof(int) * (size_t)batch);
         ls_device_free(ctx, dA), ls_device_free(ctx, dB), ls_device_free(ctx, dI);
     } else {
-        double t0 = now();
-        st = single ? GESV(ls_sgesv_batched, float, WA, WB, info)
-                    : GESV(ls_dgesv_batched, double, WA, WB, info);
-        o->seconds = now() - t0;
+        p.A = WA, p.B = WB, p.info = info;
+        st = ls_solve_problem(ctx, &opt, &p, &rep);
+        o->seconds = rep.t_total;
     }
-#undef GESV
+    if (st > 0 && st < LS_NOT_CONVERGED)
+        st = 0; /* a singular system: its info says so, the others are solved */
+    snprintf(o->path, sizeof o->path, "%s", rep.path);
+    snprintf(o->why, sizeof o->why, "%s", rep.why);
+    if (st)
+        snprintf(o->message, sizeof o->message, "%s", rep.message);
+    ls_report_clear(&rep);
     return st;
 }
 
@@ -265,7 +288,8 @@ static void run(const ls_batched_cli *a, ls_io_stack *A, ls_io_stack *B, outcome
                  ctx ? ls_context_error(ctx) : ls_strerror(st));
         fail(o, st, 0, msg);
     } else if ((st = solve(ctx, A, WA, WB, o->info, o)) != 0) {
-        snprintf(msg, sizeof msg, "batched solve failed: %s", ls_context_error(ctx));
+        snprintf(msg, sizeof msg, "batched solve failed: %s",
+                 o->message[0] ? o->message : ls_context_error(ctx));
         fail(o, st, 0, msg);
     } else {
         o->copy_gbps = copy_gbps(ctx);
@@ -327,7 +351,11 @@ static void print_json(FILE *f, const ls_batched_cli *a, const outcome *o)
             fprintf(f, "%s%d", first ? "" : ", ", b);
             first = 0;
         }
-    fprintf(f, "], \"message\": ");
+    fprintf(f, "], \"path\": ");
+    ls_cli_json_string(f, o->path);
+    fprintf(f, ", \"why\": ");
+    ls_cli_json_string(f, o->why);
+    fprintf(f, ", \"message\": ");
     ls_cli_json_string(f, o->message);
     fprintf(f, "}\n");
 }
@@ -336,6 +364,7 @@ static void print_human(FILE *f, const outcome *o)
 {
     fprintf(f, "batched solve: %d systems of n = %d, nrhs = %d, %s\n", o->batch, o->n, o->nrhs,
             ls_precision_name(o->prec));
+    fprintf(f, "  path      %s (%s)\n", o->path, o->why);
     fprintf(f, "  time      %.6f s (%.3g systems/s)\n", o->seconds,
             o->seconds > 0 ? o->batch / o->seconds : 0.0);
     if (o->copy_gbps > 0)
