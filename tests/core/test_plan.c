@@ -264,6 +264,134 @@ static int refusals(ls_context *ctx)
     return f;
 }
 
+/* ls_problem.mixed is honoured (the factor and refinement asked for are
+ * the ones reported in mixed_result) and fallback off on a Hilbert matrix
+ * (condition ~1e16, beyond classic refinement of FP32 factors) gives
+ * LS_NOT_CONVERGED, on gives the FP64 answer and says so. */
+static int mixed_options(ls_context *ctx)
+{
+    int f = 0, n = 40;
+    sys s;
+    make(&s, n, 1, 1, LS_FLOAT64, LS_COL_MAJOR, 11);
+    static const ls_refine_kind kinds[] = {LS_REFINE_IR, LS_REFINE_GMRES};
+    for (int k = 0; k < 2; k++) {
+        ls_mixed_opts mo;
+        ls_mixed_opts_init(&mo);
+        mo.factor = LS_FACTOR_FP32;
+        mo.refine = kinds[k];
+        mo.pivot = LS_PIVOT_PARTIAL;
+        ls_mixed_result mr;
+        ls_problem p;
+        describe(&p, &s, LS_SHAPE_DENSE, LS_FLOAT64, LS_COL_MAJOR, LS_MEMORY_HOST);
+        memcpy(s.B, s.b, sizeof(double) * n);
+        p.policy = LS_POLICY_MIXED;
+        p.mixed = &mo;
+        p.mixed_result = &mr;
+        ls_report rep;
+        int st = ls_solve_problem(ctx, NULL, &p, &rep);
+        double r = worst(&s, LS_FLOAT64, LS_COL_MAJOR, ls_eps(LS_DOUBLE), -1);
+        f += lt_check(st == 0 && !strcmp(rep.path, "mixed") && mr.factor == LS_FACTOR_FP32 &&
+                          mr.refine == kinds[k] && mr.history_len >= 1 && mr.converged &&
+                          !mr.fell_back && (k == 0 || mr.inner_iterations > 0) && r <= 30,
+                      "mixed n=%d factor fp32, refine %s: status %d, result factor %s refine %s, "
+                      "%d steps (%d inner), residual %.3g", n, ls_refine_name(kinds[k]), st,
+                      ls_factor_name(mr.factor), ls_refine_name(mr.refine), mr.iterations,
+                      mr.inner_iterations, r);
+        ls_report_clear(&rep);
+    }
+    drop(&s);
+    int h = 12;
+    double *a = lt_doubles((size_t)h * h), *b = lt_doubles(h), *x = lt_doubles(h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < h; i++)
+            a[i + (size_t)j * h] = 1.0 / (i + j + 1);
+    ls_fill_random(h, 1, b, h, 5);
+    for (int fb = 0; fb < 2; fb++) {
+        ls_mixed_opts mo;
+        ls_mixed_opts_init(&mo);
+        mo.factor = LS_FACTOR_FP32;
+        mo.pivot = LS_PIVOT_PARTIAL;
+        mo.refine = LS_REFINE_IR; /* GMRES-IR would still converge here */
+        mo.fallback = fb;
+        ls_mixed_result mr;
+        ls_problem p;
+        ls_problem_init(&p);
+        p.n = h, p.nrhs = 1, p.A = a, p.lda = h, p.B = x, p.ldb = h;
+        p.policy = LS_POLICY_MIXED;
+        p.mixed = &mo;
+        p.mixed_result = &mr;
+        memcpy(x, b, sizeof(double) * h);
+        ls_report rep;
+        int st = ls_solve_problem(ctx, NULL, &p, &rep);
+        int ok = fb ? st == 0 && mr.fell_back && residual(h, 1, a, x, b) <= 30
+                    : st == LS_NOT_CONVERGED && !mr.fell_back && !mr.converged;
+        f += lt_check(ok, "mixed Hilbert n=%d fp32, fallback %s: status %d, fell_back %d (%s)", h,
+                      fb ? "on" : "off", st, mr.fell_back, rep.message);
+        ls_report_clear(&rep);
+    }
+    free(a);
+    free(b);
+    free(x);
+    return f;
+}
+
+/* One CSR problem under auto with the budgets given (0: defaults). */
+static int sparse_auto_one(ls_context *ctx, ls_csr *A, double flops, const char *want_path,
+                           ls_iter_method want_iter, const char *want_why, const char *label)
+{
+    int n = (int)A->n_rows;
+    double *b = lt_doubles(n), *x = lt_doubles(n);
+    ls_fill_random(n, 1, b, n, 9);
+    memcpy(x, b, sizeof(double) * n);
+    ls_sparse_opts so;
+    ls_sparse_opts_init(&so);
+    so.direct_flops = flops;
+    ls_sparse_result sr;
+    ls_problem p;
+    ls_problem_init(&p);
+    p.shape = LS_SHAPE_CSR, p.csr = A, p.n = n, p.nrhs = 1, p.B = x, p.ldb = n;
+    p.sparse = &so;
+    p.sparse_result = &sr;
+    ls_report rep;
+    int st = ls_solve_problem(ctx, NULL, &p, &rep);
+    double r = ls_csr_scaled_residual(A, 1, b, n, x, n);
+    int direct = !strcmp(want_path, "sparse-direct");
+    int f = lt_check(st == 0 && !strcmp(rep.path, want_path) && strstr(rep.why, want_why) &&
+                         sr.direct == direct && (direct || sr.iter.method == want_iter) &&
+                         r <= LS_TEST_TOL,
+                     "sparse auto %s n=%d: status %d path %s, ran %s (%s) residual %.3g", label, n,
+                     st, rep.path, sr.method, rep.why, r);
+    ls_report_clear(&rep);
+    free(b);
+    free(x);
+    return f;
+}
+
+/* Sparse auto's rule: SPD Poisson and a nonsymmetric convection-diffusion
+ * grid go direct within the budget, CG and GMRES beyond it. */
+static int sparse_auto_cases(ls_context *ctx)
+{
+    int f = 0;
+    ls_csr P, C;
+    if (ls_gen_poisson(2, 20, &P) || ls_gen_grid(2, 20, 20, 1, 20.0, &C))
+        return lt_check(0, "sparse generators");
+    if (ls_csr_direct_available()) {
+        f += sparse_auto_one(ctx, &P, 0, "sparse-direct", LS_ITER_CG, ": direct", "Poisson");
+        f += sparse_auto_one(ctx, &C, 0, "sparse-direct", LS_ITER_GMRES, ": direct", "convdiff");
+        f += sparse_auto_one(ctx, &P, 1e3, "sparse-krylov", LS_ITER_CG,
+                             ": CG with ILU(0)", "Poisson, flop budget 1e3");
+        f += sparse_auto_one(ctx, &C, 1e3, "sparse-krylov", LS_ITER_GMRES,
+                             ": GMRES with ILU(0)", "convdiff, flop budget 1e3");
+    } else {
+        f += sparse_auto_one(ctx, &P, 0, "sparse-krylov", LS_ITER_CG, "CG with ILU(0)", "Poisson");
+        f += sparse_auto_one(ctx, &C, 0, "sparse-krylov", LS_ITER_GMRES, "GMRES with ILU(0)",
+                             "convdiff");
+    }
+    ls_csr_free(&P);
+    ls_csr_free(&C);
+    return f;
+}
+
 static int host_suite(void)
 {
     ls_context *ctx;
@@ -294,6 +422,8 @@ static int host_suite(void)
     f += singular_in_stack(ctx, LS_MEMORY_HOST, NULL);
     f += singular_in_stack(ctx, LS_MEMORY_HOST, "gj1");
     f += sparse_cases(ctx);
+    f += mixed_options(ctx);
+    f += sparse_auto_cases(ctx);
     f += refusals(ctx);
     ls_context_destroy(ctx);
     return f;
