@@ -88,7 +88,8 @@ def config():
         "cuda": {"loaded": _named(maps, _CUDA),
                  "nvidia wheels": _wheel_versions(),
                  "wheel folders": _cuda_libs.wheel_dirs(),
-                 "preload": _cuda_libs.summary},
+                 "preload": _cuda_libs.summary,
+                 "preloaded": dict(_cuda_libs.loaded)},
     }
 
 
