@@ -134,8 +134,9 @@ int ls_plan_sparse_decide(ls_plan *pl)
                      "cuDSS): %s", krylov);
         }
     } else if (!have_direct) {
-        snprintf(why, len, "no sparse direct solver on %s (built without UMFPACK): %s",
-                 ls_backend_name(ls_context_backend(pl->ctx)), krylov);
+        ls_backend_kind bk = ls_context_backend(pl->ctx);
+        snprintf(why, len, "no sparse direct solver on %s%s: %s", ls_backend_name(bk),
+                 bk == LS_BACKEND_CPU ? " (built without UMFPACK)" : "", krylov);
     } else {
         double mem = so && so->direct_memory > 0 ? so->direct_memory : 0.5 * ls_host_memory_bytes();
         double flops = so && so->direct_flops > 0 ? so->direct_flops : AUTO_FLOPS_DEFAULT;
