@@ -11,11 +11,15 @@ plugin's run path cannot name, so :func:`preload` opens them by full path
 (``RTLD_GLOBAL``) before the library opens the plugin: the dynamic loader
 then finds each of the plugin's needed sonames already loaded.
 
-Nothing is loaded when the wheels are absent (the loader then searches the
-system's folders: ldconfig's cache, ``LD_LIBRARY_PATH``), when no GPU driver
-(libcuda.so.1) is installed, or when ``LINSOLVE_CUDA_PRELOAD=0``. The driver
-is only opened, never initialised (no ``cuInit``), so importing linsolve
-does not start CUDA and a later ``fork`` stays safe.
+This is done for the binary wheel only (auditwheel's ``linsolve.libs``
+folder beside the package): a package built from source keeps the CUDA
+toolkit's folder in the plugin's run path and uses that toolkit's
+libraries. ``LINSOLVE_CUDA_PRELOAD=1`` preloads for any build, ``=0`` never.
+Nothing is loaded either when the wheels are absent (the loader then
+searches the system's folders: ldconfig's cache, ``LD_LIBRARY_PATH``) or
+when no GPU driver (libcuda.so.1) is installed. The driver is only opened,
+never initialised (no ``cuInit``), so importing linsolve does not start
+CUDA and a later ``fork`` stays safe.
 """
 import ctypes
 import glob
@@ -64,8 +68,14 @@ def preload():
     Returns the sentence also kept in ``summary``.
     """
     global summary
-    if os.environ.get("LINSOLVE_CUDA_PRELOAD", "1") == "0":
+    setting = os.environ.get("LINSOLVE_CUDA_PRELOAD", "")
+    if setting == "0":
         summary = "not loaded from NVIDIA's wheels: LINSOLVE_CUDA_PRELOAD=0"
+        return summary
+    here = os.path.dirname(os.path.abspath(__file__))
+    if setting != "1" and not os.path.isdir(os.path.join(os.path.dirname(here), "linsolve.libs")):
+        summary = ("not a binary wheel: the plugin's run path finds the CUDA toolkit it was"
+                   " built with (LINSOLVE_CUDA_PRELOAD=1 loads NVIDIA's wheels instead)")
         return summary
     dirs = wheel_dirs()
     if not dirs:
