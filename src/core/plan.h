@@ -41,7 +41,8 @@ typedef struct ls_path {
     const char *name;
     const char *description;
     /* 1 when the path runs this problem (why: what it will do); 0 when it
-     * cannot (why: the reason, for the error when it was asked for by name) */
+     * cannot (why: the reason, for the error when it was asked for by name).
+     * why may be NULL: then nothing is written */
     int (*fits)(const ls_plan *pl, char *why, size_t len);
     int (*run)(ls_plan *pl);
 } ls_path;
@@ -53,6 +54,10 @@ extern const int ls_path_total;
 /* Runners (plan_dense.c, plan_stack.c, plan_sparse.c). Each returns the
  * ls_solve_problem status and fills pl->rep (times, info, index, message). */
 int ls_plan_run_dense(ls_plan *pl);
+/* plan_lapack.c: the dense path's short way on the CPU (FP64, method auto);
+ * *retry is 1 when its answer failed the check and ls_solve should refine */
+int ls_plan_dense_lapack_fits(const ls_plan *pl);
+int ls_plan_run_dense_lapack(ls_plan *pl, int *retry);
 int ls_plan_run_mixed(ls_plan *pl);
 int ls_plan_run_batched(ls_plan *pl);
 int ls_plan_run_stack_loop(ls_plan *pl);

@@ -128,7 +128,14 @@ static int dense_device(ls_plan *pl)
 
 int ls_plan_run_dense(ls_plan *pl)
 {
-    return pl->p->memory == LS_MEMORY_DEVICE ? dense_device(pl) : dense_host(pl);
+    if (pl->p->memory == LS_MEMORY_DEVICE)
+        return dense_device(pl);
+    if (ls_plan_dense_lapack_fits(pl)) {
+        int retry, st = ls_plan_run_dense_lapack(pl, &retry);
+        if (!retry)
+            return st;
+    }
+    return dense_host(pl);
 }
 
 /* One system's outcome into the report, and into the caller's

@@ -8,6 +8,10 @@
 
 #include "plan.h"
 
+/* The reason, written only when the caller asked for it (why not NULL):
+ * "auto" tries rows without formatting text it would throw away. */
+#define SAY(...) (why ? (void)snprintf(why, len, __VA_ARGS__) : (void)0)
+
 static int is_stack(const ls_plan *pl)
 {
     return pl->p->shape == LS_SHAPE_STACK;
@@ -21,24 +25,24 @@ static const char *where(const ls_plan *pl)
 static int fits_sparse_direct(const ls_plan *pl, char *why, size_t len)
 {
     if (pl->p->shape != LS_SHAPE_CSR) {
-        snprintf(why, len, "sparse-direct needs a sparse (CSR) matrix");
+        SAY("sparse-direct needs a sparse (CSR) matrix");
         return 0;
     }
     if (pl->iter_named)
         return 0;
     if (pl->sparse_auto && !pl->sparse_direct) { /* auto's rule said Krylov */
-        snprintf(why, len, "%s", pl->sparse_why);
+        SAY("%s", pl->sparse_why);
         return 0;
     }
     if (!ls_csr_direct_available_ctx(pl->ctx)) {
-        snprintf(why, len, "no sparse direct solver on %s (UMFPACK on the CPU, cuDSS on CUDA, "
+        SAY("no sparse direct solver on %s (UMFPACK on the CPU, cuDSS on CUDA, "
                  "when built with them)", ls_backend_name(ls_context_backend(pl->ctx)));
         return 0;
     }
     if (pl->sparse_auto)
-        snprintf(why, len, "%s", pl->sparse_why);
+        SAY("%s", pl->sparse_why);
     else
-        snprintf(why, len, "sparse A (%lld entries): sparse LU with a fill-reducing ordering, "
+        SAY("sparse A (%lld entries): sparse LU with a fill-reducing ordering, "
                  "as asked", (long long)pl->p->csr->nnz);
     return 1;
 }
@@ -46,17 +50,17 @@ static int fits_sparse_direct(const ls_plan *pl, char *why, size_t len)
 static int fits_sparse_krylov(const ls_plan *pl, char *why, size_t len)
 {
     if (pl->p->shape != LS_SHAPE_CSR) {
-        snprintf(why, len, "sparse-krylov needs a sparse (CSR) matrix");
+        SAY("sparse-krylov needs a sparse (CSR) matrix");
         return 0;
     }
     if (pl->direct_named)
         return 0;
     if (pl->sparse_auto)
-        snprintf(why, len, "%s", pl->sparse_why);
+        SAY("%s", pl->sparse_why);
     else if (pl->iter_named)
-        snprintf(why, len, "sparse A: %s, as asked", pl->method);
+        SAY("sparse A: %s, as asked", pl->method);
     else
-        snprintf(why, len, "sparse A: %s, as asked", pl->sparse_spd ? "CG (A symmetric, "
+        SAY("sparse A: %s, as asked", pl->sparse_spd ? "CG (A symmetric, "
                  "positive diagonal)" : "GMRES (A not symmetric with a positive diagonal)");
     return 1;
 }
@@ -64,10 +68,10 @@ static int fits_sparse_krylov(const ls_plan *pl, char *why, size_t len)
 static int fits_mixed(const ls_plan *pl, char *why, size_t len)
 {
     if (!pl->mixed || pl->p->shape == LS_SHAPE_CSR || pl->dense_named) {
-        snprintf(why, len, "mixed needs precision policy mixed on dense FP64 data, method auto");
+        SAY("mixed needs precision policy mixed on dense FP64 data, method auto");
         return 0;
     }
-    snprintf(why, len, "policy mixed: low-precision LU refined in FP64 to an FP64 answer "
+    SAY("policy mixed: low-precision LU refined in FP64 to an FP64 answer "
              "(LAPACK's dsgesv idea)%s", is_stack(pl) ? ", system by system" : "");
     return 1;
 }
@@ -76,26 +80,26 @@ static int fits_batched(const ls_plan *pl, char *why, size_t len)
 {
     ls_backend_kind b = ls_context_backend(pl->ctx);
     if (!is_stack(pl) || pl->mixed) {
-        snprintf(why, len, "batched needs a stack of systems");
+        SAY("batched needs a stack of systems");
         return 0;
     }
     if (pl->dense_named && pl->opt.method != LS_METHOD_LU) {
-        snprintf(why, len, "batched runs LU with partial pivoting only");
+        SAY("batched runs LU with partial pivoting only");
         return 0;
     }
     if (b != LS_BACKEND_CPU && b != LS_BACKEND_CUDA) {
-        snprintf(why, len, "no batched kernels on %s", ls_backend_name(b));
+        SAY("no batched kernels on %s", ls_backend_name(b));
         return 0;
     }
     if (pl->p->dtype == LS_FLOAT64 ? pl->prec != LS_DOUBLE : pl->prec != LS_SINGLE) {
-        snprintf(why, len, "batched works in the data's own precision");
+        SAY("batched works in the data's own precision");
         return 0;
     }
     if (pl->opt.pivot != LS_PIVOT_PARTIAL) {
-        snprintf(why, len, "batched pivots partially");
+        SAY("batched pivots partially");
         return 0;
     }
-    snprintf(why, len, "a stack of %d systems of order %d in %s: one batched LU call",
+    SAY("a stack of %d systems of order %d in %s: one batched LU call",
              pl->p->batch, pl->p->n, where(pl));
     return 1;
 }
@@ -103,14 +107,14 @@ static int fits_batched(const ls_plan *pl, char *why, size_t len)
 static int fits_stack_loop(const ls_plan *pl, char *why, size_t len)
 {
     if (!is_stack(pl)) {
-        snprintf(why, len, "stack-loop needs a stack of systems");
+        SAY("stack-loop needs a stack of systems");
         return 0;
     }
     if (pl->p->memory == LS_MEMORY_DEVICE) {
-        snprintf(why, len, "a stack in device memory is solved by the batched path only");
+        SAY("a stack in device memory is solved by the batched path only");
         return 0;
     }
-    snprintf(why, len, "a stack of %d systems, each by method %s", pl->p->batch,
+    SAY("a stack of %d systems, each by method %s", pl->p->batch,
              ls_method_name(pl->opt.method));
     return 1;
 }
@@ -118,15 +122,15 @@ static int fits_stack_loop(const ls_plan *pl, char *why, size_t len)
 static int fits_dense(const ls_plan *pl, char *why, size_t len)
 {
     if (pl->p->shape != LS_SHAPE_DENSE || pl->mixed) {
-        snprintf(why, len, "dense solves one system at a time");
+        SAY("dense solves one system at a time");
         return 0;
     }
     if (pl->p->memory == LS_MEMORY_DEVICE && pl->dense_named &&
         pl->opt.method != LS_METHOD_LU) {
-        snprintf(why, len, "in device memory only lu runs (the MAGMA-shaped routines)");
+        SAY("in device memory only lu runs (the MAGMA-shaped routines)");
         return 0;
     }
-    snprintf(why, len, "one dense system of order %d in %s: %s", pl->p->n, where(pl),
+    SAY("one dense system of order %d in %s: %s", pl->p->n, where(pl),
              pl->dense_named ? ls_method_name(pl->opt.method) : "the backend's best method");
     return 1;
 }

@@ -238,6 +238,33 @@ static int refusals(ls_context *ctx)
     f += lt_check(ls_solve_problem(ctx, NULL, &p, &rep) == LS_EUNAVAIL && strstr(rep.message,
                                                                                 "CUDA"),
                   "device memory on the CPU: LS_EUNAVAIL (%s)", rep.message);
+    /* one FP64 system on the CPU: NaN in A or B named, a zero pivot's column */
+    for (int l = 0; l < 2; l++) {
+        ls_layout lay = l ? LS_ROW_MAJOR : LS_COL_MAJOR;
+        sys z;
+        make(&z, 5, 2, 1, LS_FLOAT64, lay, 21u);
+        ls_problem q;
+        describe(&q, &z, LS_SHAPE_DENSE, LS_FLOAT64, lay, LS_MEMORY_HOST);
+        ((double *)z.A)[at(lay, 5, 3, 1)] = NAN;
+        f += lt_check(ls_solve_problem(ctx, NULL, &q, &rep) == LS_ENONFINITE &&
+                          strstr(rep.message, "A(4,2)"),
+                      "NaN in A (%s): %s", l ? "row" : "col", rep.message);
+        make(&z, 5, 2, 1, LS_FLOAT64, lay, 21u);
+        describe(&q, &z, LS_SHAPE_DENSE, LS_FLOAT64, lay, LS_MEMORY_HOST);
+        ((double *)z.B)[at(lay, l ? 2 : 5, 4, 1)] = INFINITY;
+        f += lt_check(ls_solve_problem(ctx, NULL, &q, &rep) == LS_ENONFINITE &&
+                          strstr(rep.message, "B(5,2)"),
+                      "Inf in B (%s): %s", l ? "row" : "col", rep.message);
+        make(&z, 5, 2, 1, LS_FLOAT64, lay, 21u);
+        describe(&q, &z, LS_SHAPE_DENSE, LS_FLOAT64, lay, LS_MEMORY_HOST);
+        for (int c = 0; c < 5; c++) /* column 3 a copy of column 1: U(3,3) = 0 */
+            ((double *)z.A)[at(lay, 5, c, 2)] = ((double *)z.A)[at(lay, 5, c, 0)];
+        int st = ls_solve_problem(ctx, NULL, &q, &rep);
+        f += lt_check(st > 0 && st < LS_NOT_CONVERGED && rep.info == st,
+                      "singular one system (%s): status %d (%s)", l ? "row" : "col", st,
+                      rep.message);
+        drop(&z);
+    }
     describe(&p, &s, LS_SHAPE_DENSE, LS_FLOAT64, LS_COL_MAJOR, LS_MEMORY_HOST);
     p.method = "no-such";
     f += lt_check(ls_solve_problem(ctx, NULL, &p, &rep) == LS_EINVAL, "unknown method: LS_EINVAL");
