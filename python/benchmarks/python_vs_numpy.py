@@ -29,23 +29,17 @@ import csv
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 import linsolve
+import provenance  # noqa: E402 (beside this script)
 
 
 def _commit():
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        out = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+    return provenance.commit()
 
 
 def _pair(f, g, repeat, warmup):

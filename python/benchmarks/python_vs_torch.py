@@ -31,16 +31,15 @@ the CPU (n = 8 ... 1024).
 """
 import argparse
 import csv
-import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 import linsolve
+import provenance  # noqa: E402 (beside this script)
 
 
 def _median_time(fn, repeat, warmup, sync=lambda: None):
@@ -58,13 +57,7 @@ def _median_time(fn, repeat, warmup, sync=lambda: None):
 
 
 def _commit():
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        out = subprocess.run(["git", "-C", here, "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+    return provenance.commit()
 
 
 def overhead(path, sizes, repeat, warmup):
