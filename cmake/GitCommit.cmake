@@ -5,26 +5,26 @@
 # target that writes ${CMAKE_BINARY_DIR}/generated/ls_git_commit.h at every
 # build, defining LS_GIT_COMMIT as `git describe --always --dirty
 # --abbrev=12` of the source tree ("-dirty": uncommitted changes were
-# built). Where git or the .git directory is missing (a copied tree), the
-# environment variable LS_GIT_COMMIT at build time gives the value, else
-# "unknown". The header is rewritten only when the value changes, so a
+# built), unless the environment variable LS_GIT_COMMIT at build time names
+# it (a copied tree, or one whose .git is not its own); "unknown" when
+# neither tells. The header is rewritten only when the value changes, so a
 # build with no new commit recompiles nothing.
 #
 # Run as a script (cmake -DSRC=dir -DOUT=file -P GitCommit.cmake) it writes
 # the header.
 if(CMAKE_SCRIPT_MODE_FILE)
   set(_commit "")
+  if(DEFINED ENV{LS_GIT_COMMIT})
+    set(_commit "$ENV{LS_GIT_COMMIT}")
+  endif()
   find_program(_git git)
-  if(_git AND EXISTS "${SRC}/.git")
+  if(_commit STREQUAL "" AND _git AND EXISTS "${SRC}/.git")
     execute_process(COMMAND "${_git}" -C "${SRC}" describe --always --dirty --abbrev=12
                     OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE
                     RESULT_VARIABLE _rc ERROR_QUIET)
     if(NOT _rc EQUAL 0)
       set(_commit "")
     endif()
-  endif()
-  if(_commit STREQUAL "" AND DEFINED ENV{LS_GIT_COMMIT})
-    set(_commit "$ENV{LS_GIT_COMMIT}")
   endif()
   if(_commit STREQUAL "")
     set(_commit "unknown")
