@@ -935,6 +935,50 @@ LS_API int ls_sgetrs_batched_gpu(ls_layout layout, char trans, int n, int nrhs, 
                                  int lddb, long long strideB, int *dinfo, int batch,
                                  ls_context *ctx);
 
+/**
+ * The checks of solved systems in one pass over device memory, queued on
+ * the context's stream without waiting: for b = 0 .. batch-1, LAPACK's
+ * scaled residual ||B_b - A_b X_b||inf / (n ||A_b||inf ||X_b||inf eps)
+ * (the matrix inf-norms, eps = ls_eps(prec), FP64 arithmetic on data of
+ * either precision; ls_scaled_residual's rules: NaN anywhere in a system
+ * makes its residual NaN, 0 for a zero residual, Inf for a zero or
+ * overflowing denominator), and whether any entry of A_b or B_b is NaN or
+ * Inf (isfinite on each entry as stored, so a row sum that overflows is
+ * not mistaken for one). A, B and X are read once each and not written;
+ * the systems are reduced on the device and four doubles written to dout:
+ *   dout[0] the worst residual over the systems (NaN counts as worst),
+ *   dout[1] that system's index (the first of equal ones),
+ *   dout[2] 1 when some A_b or B_b holds NaN or Inf, else 0,
+ *   dout[3] the first such system's index, or -1.
+ * With dX NULL only the finiteness part runs: dout[0] = 0, dout[1] = -1.
+ * With no systems (n or batch 0): 0, -1, 0, -1. A reader of dout waits
+ * for the stream (one copy of 32 bytes, which may ride with other results).
+ * Each matrix has its own layout (LS_COL_MAJOR or LS_ROW_MAJOR, as the
+ * batched routines) and leading dimension; strides may be 0 (one matrix
+ * for every system) since nothing is written. Work and memory: one read of
+ * each matrix; at most 40 bytes a system of device scratch, allocated and
+ * freed on the stream (cudaMallocAsync where the device has memory pools).
+ * @param[in]  prec    LS_DOUBLE or LS_SINGLE: the type of A, B and X
+ * @param[in]  n,nrhs  order and right-hand sides (>= 0)
+ * @param[in]  layoutA,dA,ldda,strideA  A_b, n x n, ldda >= max(1, n)
+ * @param[in]  layoutB,dB,lddb,strideB  B_b, n x nrhs, lddb >= max(1, n)
+ *                     column-major, >= max(1, nrhs) row-major
+ * @param[in]  layoutX,dX,lddx,strideX  X_b as B_b, or dX NULL
+ * @param[in]  batch   number of systems (>= 0)
+ * @param[out] dout    4 doubles of device memory of the context's GPU
+ * @return 0; -i for argument i (prec 1, n 2, nrhs 3, layoutA 4, dA 5,
+ *         ldda 6, strideA 7, layoutB 8, dB 9, lddb 10, strideB 11,
+ *         layoutX 12, dX 13, lddx 14, strideX 15, batch 16, dout 17; a
+ *         pointer that is not device memory of the context's GPU included);
+ *         LS_EDEVICE / LS_EDEVMEM; without a CUDA context LS_EUNAVAIL /
+ *         LS_EUNSUPPORTED as the other _gpu routines
+ */
+LS_API int ls_check_batched_gpu(ls_precision prec, int n, int nrhs, ls_layout layoutA,
+                                const void *dA, int ldda, long long strideA, ls_layout layoutB,
+                                const void *dB, int lddb, long long strideB, ls_layout layoutX,
+                                const void *dX, int lddx, long long strideX, int batch,
+                                double *dout, ls_context *ctx);
+
 /* ------------------------------------------------------------------------
  * One front door: describe the problem once, the planner picks the path.
  *

@@ -23,8 +23,8 @@ extern "C" {
 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open; 5: the
  * core services passed to the entry points, the typed perf table, the
  * ls_plugin_abi symbol checked before anything else is called; 6: pivot
- * choices in the mixed problem; 7: the sparse slots */
-#define LS_PLUGIN_ABI 7
+ * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot */
+#define LS_PLUGIN_ABI 8
 #define LS_ERRLEN 512
 
 struct ls_mixed_problem; /* core/mixed.h */
@@ -33,6 +33,23 @@ struct ls_batched_job; /* core/batched.h */
 struct ls_perf_iface;  /* core/perf.h */
 struct ls_krylov_sys;  /* cpu/krylov_csr.h */
 struct ls_kr_ops;
+
+/* One fused check of solved systems in device memory (ls_check_batched_gpu,
+ * src/core/check_api.c): element (i, j) of system s of a matrix M sits
+ * sM * s + m_rs * i + m_cs * j elements from M. X may be NULL (finiteness
+ * of A and B only). out: 4 doubles of device memory (linsolve.h). */
+typedef struct ls_check_job {
+    ls_precision prec;
+    int n, nrhs, batch;
+    const void *A;
+    long long a_rs, a_cs, strideA;
+    const void *B;
+    long long b_rs, b_cs, strideB;
+    const void *X;
+    long long x_rs, x_cs, strideX;
+    double eps; /* ls_eps(prec) */
+    double *out;
+} ls_check_job;
 
 /* One dense solve handed to a backend. A and B are host arrays in the
  * working precision (float or double per prec), column-major. The backend
@@ -157,6 +174,13 @@ typedef struct ls_backend_iface {
     int (*csr_direct)(void *bctx, const ls_csr *A, int nrhs, const double *B, int64_t ldb,
                       double *X, int64_t ldx, ls_csr_direct_report *rep, char *err,
                       size_t errlen);
+
+    /* optional: the fused check of solved device systems, queued on the
+     * stream without waiting (ls_check_batched_gpu; arguments checked by
+     * the core, n and batch may be 0). Returns 0, -i (linsolve.h's
+     * numbering) for a pointer that is not device memory of this device,
+     * or a device status. NULL -> LS_EUNSUPPORTED naming the backend. */
+    int (*check_gpu)(void *bctx, const ls_check_job *job, char *err, size_t errlen);
 } ls_backend_iface;
 
 /* What the core lends a plugin: the services a backend needs besides its

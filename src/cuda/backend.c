@@ -2,6 +2,7 @@
  * table the core dlopens, method dispatch and device information. */
 #include "core/methods.h"
 #include "batched_cuda.h"
+#include "check.h"
 #include "sparse_cuda.h"
 #include "cuda_backend.h"
 #include "kernels.h"
@@ -172,6 +173,7 @@ static const ls_backend_iface lsc_iface = {
 #ifdef LS_HAVE_CUDSS
     .csr_direct = lsc_csr_direct, /* ls_csr_solve_direct_ctx (sparse_direct.c) */
 #endif
+    .check_gpu = lsc_check_gpu, /* ls_check_batched_gpu (check.c, k_check.cu) */
 };
 
 LS_API int ls_plugin_open(const ls_core_services *core, int device,

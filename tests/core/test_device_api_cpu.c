@@ -23,6 +23,11 @@ static int refuse_all(ls_context *ctx, int want, const char *label)
                   label);
     f += lt_check(ls_sgetrs_gpu('T', 4, 1, As, 4, ipiv, Bs, 4, &info, ctx) == want,
                   "%s: sgetrs_gpu", label);
+    double out[4] = {7, 7, 7, 7};
+    f += lt_check(ls_check_batched_gpu(LS_DOUBLE, 4, 1, LS_COL_MAJOR, A, 4, 16, LS_COL_MAJOR, B,
+                                       4, 4, LS_COL_MAJOR, B, 4, 4, 1, out, ctx) == want &&
+                      out[0] == 7 && out[3] == 7,
+                  "%s: ls_check_batched_gpu (dout untouched)", label);
     f += lt_check(info == 77, "%s: info untouched", label);
     f += lt_check(ls_device_malloc(ctx, &p, 64) == want && p == NULL,
                   "%s: ls_device_malloc (*ptr NULL)", label);
