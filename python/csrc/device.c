@@ -23,6 +23,9 @@ typedef int (*sgetrs_fn)(char, int, int, const float *, int, const int *, float 
 typedef int (*dgesv_fn)(int, int, double *, int, int *, double *, int, int *, ls_context *);
 typedef int (*sgesv_fn)(int, int, float *, int, int *, float *, int, int *, ls_context *);
 typedef int (*problem_fn)(ls_context *, const ls_options *, ls_problem *, ls_report *);
+typedef int (*check_fn)(ls_precision, int, int, ls_layout, const void *, int, long long, ls_layout,
+                        const void *, int, long long, ls_layout, const void *, int, long long,
+                        int, double *, ls_context *);
 
 static struct {
     int looked;
@@ -35,6 +38,7 @@ static struct {
     dgesv_fn dgesv;
     sgesv_fn sgesv;
     problem_fn solve_problem; /* the planner's front door; NULL in a library without it */
+    check_fn check;           /* ls_check_batched_gpu, the device path's one check */
 } api;
 
 /* POSIX's way to turn dlsym's void * into a function pointer. */
@@ -70,6 +74,7 @@ static void look_up(void)
     LSX_SYM(h, dgesv, "ls_dgesv_gpu");
     LSX_SYM(h, sgesv, "ls_sgesv_gpu");
     LSX_SYM(h, solve_problem, "ls_solve_problem");
+    LSX_SYM(h, check, "ls_check_batched_gpu");
     /* h stays open: the library is in use for the life of the process. */
 }
 
@@ -99,6 +104,17 @@ int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_
         return LS_EUNAVAIL;
     }
     return api.solve_problem(ctx, opt, p, rep);
+}
+
+int lsx_check_batched(ls_precision prec, int n, int nrhs, const lsx_strided m[3], int batch,
+                      double *dout, ls_context *ctx)
+{
+    look_up();
+    if (!api.check)
+        return LS_EUNAVAIL;
+    return api.check(prec, n, nrhs, m[0].layout, m[0].ptr, m[0].ld, m[0].stride, m[1].layout,
+                     m[1].ptr, m[1].ld, m[1].stride, m[2].layout, m[2].ptr, m[2].ld, m[2].stride,
+                     batch, dout, ctx);
 }
 
 typedef struct dev_job {

@@ -7,7 +7,9 @@
  * without it still loads the module and says what is missing. */
 #include "lsx.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ls_problem_init's defaults, set here: the module links only what every
@@ -138,6 +140,58 @@ PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
                                   d);
     ls_report_clear(&rep);
     return out;
+}
+
+/* device_check(dtype, device, stream, n, nrhs, batch, layout_a, a, lda, stride_a, layout_b, b,
+ *              ldb, stride_b, layout_x, x, ldx, stride_x, out) -> (status, message)
+ * ls_check_batched_gpu on the caller's stream: the scaled residual of X
+ * (x 0: none, finiteness only) and the finiteness of A and B, reduced over
+ * the systems into out, 4 doubles of device memory, which the caller reads
+ * with whatever else it reads back (layouts: 0 column-, 1 row-major). */
+PyObject *lsx_py_device_check(PyObject *self, PyObject *args)
+{
+    const char *fmt;
+    int device, n, nrhs, layout[3], ld[3];
+    Py_ssize_t batch;
+    unsigned long long stream, ptr[3], out;
+    long long stride[3];
+    if (!PyArg_ParseTuple(args, "siKiinKiKiLiKiLiKiLK", &fmt, &device, &stream, &n, &nrhs, &batch,
+                          &layout[0], &ptr[0], &ld[0], &stride[0], &layout[1], &ptr[1], &ld[1],
+                          &stride[1], &layout[2], &ptr[2], &ld[2], &stride[2], &out))
+        return NULL;
+    if ((fmt[0] != 'd' && fmt[0] != 'f') || fmt[1] || batch < 0 || batch > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "device_check: bad dtype '%s' or batch %zd", fmt, batch);
+        return NULL;
+    }
+    lsx_ctx *c = lsx_context_get(LS_BACKEND_CUDA, device);
+    if (!c)
+        return NULL;
+    lsx_strided m[3];
+    for (int k = 0; k < 3; k++) {
+        m[k].layout = layout[k] ? LS_ROW_MAJOR : LS_COL_MAJOR;
+        m[k].ptr = (const void *)(uintptr_t)ptr[k];
+        m[k].ld = ld[k];
+        m[k].stride = stride[k];
+    }
+    char msg[512] = "";
+    int st;
+    /* Stream handle 0 is the legacy default stream (cudaStreamLegacy, 1). */
+    void *s = (void *)(uintptr_t)(stream ? stream : 1);
+    Py_BEGIN_ALLOW_THREADS
+    lsx_context_lock(c);
+    st = lsx_device_stream(c->ctx, s);
+    if (st == 0)
+        st = lsx_check_batched(fmt[0] == 'd' ? LS_DOUBLE : LS_SINGLE, n, nrhs, m, (int)batch,
+                               (double *)(uintptr_t)out, c->ctx);
+    if (st)
+        snprintf(msg, sizeof msg, "%s",
+                 st == LS_EUNAVAIL && !ls_context_error(c->ctx)[0]
+                     ? "this liblinsolve has no ls_check_batched_gpu: rebuild it from this source"
+                     : ls_context_error(c->ctx));
+    lsx_device_stream(c->ctx, NULL);
+    lsx_context_unlock(c);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("(iN)", st, PyUnicode_DecodeUTF8(msg, strlen(msg), "replace"));
 }
 
 /* csr_solve_on(backend, device, n, indptr, indices, data, b, nrhs, method, check)

@@ -141,10 +141,21 @@ PyObject *lsx_py_backend_of(PyObject *self, PyObject *arg);
 PyObject *lsx_py_device_api(PyObject *self, PyObject *args);
 PyObject *lsx_py_device_run(PyObject *self, PyObject *args);
 PyObject *lsx_py_device_solve(PyObject *self, PyObject *args);
+PyObject *lsx_py_device_check(PyObject *self, PyObject *args);
 PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args);
 
 /* device.c: the library's routines looked up at run time (see there). */
 int lsx_device_stream(ls_context *ctx, void *stream);
 int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_report *rep);
+/* One strided stack of device matrices, as ls_check_batched_gpu takes it. */
+typedef struct lsx_strided {
+    ls_layout layout;
+    const void *ptr;
+    int ld;
+    long long stride;
+} lsx_strided;
+/* ls_check_batched_gpu (A, B, X in m[0..2]); LS_EUNAVAIL without it. */
+int lsx_check_batched(ls_precision prec, int n, int nrhs, const lsx_strided m[3], int batch,
+                      double *dout, ls_context *ctx);
 
 #endif

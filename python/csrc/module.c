@@ -62,6 +62,9 @@ static PyMethodDef methods[] = {
      "device_solve(dtype, device, stream, stack, layout, n, nrhs, batch, a, lda, stride_a, b, "
      "ldb, stride_b, info, policy, method, want_report) -> (status, index, t_total, gflops, "
      "residual, message, report or None)"},
+    {"device_check", lsx_py_device_check, METH_VARARGS,
+     "device_check(dtype, device, stream, n, nrhs, batch, layout_a, a, lda, stride_a, layout_b, "
+     "b, ldb, stride_b, layout_x, x, ldx, stride_x, out) -> (status, message)"},
     {"csr_solve_on", lsx_py_csr_solve_on, METH_VARARGS,
      "csr_solve_on(backend, device, n, indptr, indices, data, b, nrhs, method, check) -> "
      "(status, index, report)"},

@@ -93,3 +93,60 @@ def test_cupy_stack():
     with pytest.raises(linsolve.SingularMatrixError) as e:
         linsolve.solve(a, b)
     assert e.value.index == (17,) and e.value.column == 3
+
+
+def _host_residual(a, b, x, dtype):
+    """ls_scaled_residual's measure on the host, worst over the systems:
+    ||b - a x||inf / (n ||a||inf ||x||inf eps), eps LAPACK's unit roundoff."""
+    import numpy as np
+    a, b, x = (t.double().cpu().numpy() for t in (a, b, x))
+    n = a.shape[-1]
+    eps = float(np.finfo(np.float32 if dtype == "float32" else np.float64).eps) / 2
+    rn = np.abs(b - a @ x).sum(-1).max(-1)
+    an, xn = np.abs(a).sum(-1).max(-1), np.abs(x).sum(-1).max(-1)
+    return float(np.max(rn / (n * an * xn * eps)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [((), 64, 1), ((), 300, 3), ((500,), 8, 1), ((40,), 48, 5),
+                                   ((7,), 33, 2)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_torch_residual_is_the_host_measure(dtype, shape, order):
+    """The fused device check reports the residual the host computes from
+    the same a, b and x (FP64: within the rounding of two sums; FP32: the
+    device sums in FP64 as the host does)."""
+    torch = _torch()
+    dt = getattr(torch, dtype)
+    batch, n, k = shape
+    a, b = _system(torch, batch, n, k, dt, 21)
+    if order == "F":
+        a = a.mT.contiguous().mT
+    x, rep = linsolve.solve_ex(a, b)
+    want = _host_residual(a, b, x, dtype)
+    tol = 3.0 if dtype == "float64" else 1e-6 + 1e-9 * want
+    assert abs(rep.residual - want) <= tol, (rep.residual, want)
+
+
+def test_torch_non_finite_names_the_system():
+    """NaN or Inf in a or b of a stack (the caller's arrays, read where they
+    are: a view, a broadcast b) is refused before anything else, with the
+    first such system's index; check_finite=False lets it through."""
+    torch = _torch()
+    a, b = _system(torch, (6, 5), 9, 1, torch.float64, 31)
+    a[4, 1, 2, 2] = float("nan")
+    a[5, 0, 0, 0] = float("inf")
+    with pytest.raises(linsolve.NonFiniteError) as e:
+        linsolve.solve(a, b)
+    assert e.value.index == (4, 1)
+    big, bb = _system(torch, (12,), 9, 2, torch.float32, 33)
+    bb[7, 3, 1] = float("inf")
+    with pytest.raises(linsolve.NonFiniteError) as e:
+        linsolve.solve(big[1::2], bb[1::2])  # system 3 of the view
+    assert e.value.index == (3,)
+    vec = _rand(torch, (9,), torch.float32, 35)
+    vec[4] = float("nan")  # one b for every system: the first is named
+    with pytest.raises(linsolve.NonFiniteError) as e:
+        linsolve.solve(big, vec, check=False)
+    assert e.value.index == (0,)
+    with pytest.warns(linsolve.InaccurateWarning):
+        linsolve.solve(big, vec, check_finite=False)

@@ -7,8 +7,9 @@ array library allocates the working copies and the result (its caching
 allocator, no cudaMalloc per call); solve hands them to ls_solve_problem
 as one problem -- one system, or a whole stack as one strided batch --
 queued on the library's current stream. Finiteness and the scaled
-residual are computed on the device and come back as a few scalars in
-one transfer. cupyx.scipy.sparse matrices are solved sparse on their
+residual are one call of the library's fused check (ls_check_batched_gpu:
+one pass over A, B and X on the device) and come back with info in one
+transfer. cupyx.scipy.sparse matrices are solved sparse on their
 device's CUDA context. lu_factor and lu_solve call the MAGMA-shaped
 getrf/getrs routines system by system.
 """
@@ -169,14 +170,85 @@ def _flat_index(flat, batch):
     return tuple(int(v) for v in np.unravel_index(flat, batch))
 
 
-def _finite_or_raise(fw, fa, fb, a, b):
-    """fa, fb: the norms read back. A norm that is not finite means NaN or
-    Inf in the data, or a row sum that overflowed: the exact test tells."""
-    if math.isfinite(fa) and math.isfinite(fb):
-        return
-    for name, x, f in (("a", a, fa), ("b", b, fb)):
-        if not math.isfinite(f) and not fw.all_finite(x):
-            raise error_for(_core.ENONFINITE, f"{name} holds NaN or Inf")
+def _elem_strides(x):
+    """Element strides of a PyTorch, CuPy (or NumPy) array."""
+    st = getattr(x, "stride", None)
+    if callable(st):
+        return tuple(st())
+    return tuple(v // x.itemsize for v in x.strides)
+
+
+def _matrix_layout(rows, cols, rs, cs):
+    """(layout, ld) addressing element (i, j) at i*rs + j*cs -- 1 row-,
+    0 column-major, as the library's ls_layout -- or None. A dimension of
+    one is free to take either stride."""
+    if (cs == 1 or cols <= 1) and (rows <= 1 or rs >= max(1, cols)):
+        return 1, (rs if rows > 1 else max(1, cols))
+    if (rs == 1 or rows <= 1) and (cols <= 1 or cs >= max(1, rows)):
+        return 0, (cs if cols > 1 else max(1, rows))
+    return None
+
+
+def _batch_stride(batch, shape, strides):
+    """One stride between consecutive systems of the flattened batch for an
+    array whose leading dimensions broadcast to batch (0: one matrix for
+    all), or None when no single stride addresses them."""
+    lead = len(shape) - 2
+    stride, span = None, None
+    for d in range(len(batch) - 1, -1, -1):
+        size = batch[d]
+        xd = d - (len(batch) - lead)
+        st = strides[xd] if xd >= 0 and shape[xd] != 1 else 0
+        if size == 1:
+            continue
+        if stride is None:
+            stride, span = st, st * size
+        elif st != span:
+            return None
+        else:
+            span = st * size
+    return 0 if stride is None else stride
+
+
+def _strided(fw, x, batch, rows, cols, wdt):
+    """x as (layout, pointer, ld, stride) over the flattened batch, without
+    a copy where its strides allow (views, broadcasting, either order);
+    else a row-major copy. Returns the description and the array that
+    must stay alive until the check has run."""
+    st = _elem_strides(x)
+    lay = _matrix_layout(rows, cols, st[-2], st[-1])
+    bs = _batch_stride(batch, tuple(x.shape), st)
+    if lay is not None and bs is not None and min(st) >= 0:
+        return (lay[0], fw.ptr(x), lay[1], bs), x
+    y = fw.copy(x, batch + (rows, cols), wdt, True)
+    return (1, fw.ptr(y), max(1, cols), rows * cols), y
+
+
+def _check(fw, wdt, dev, batch, count, n, k, a, b, x, x_row):
+    """Queue ls_check_batched_gpu after the solve on the caller's stream:
+    the worst scaled residual of x (None: finiteness only) over the
+    systems, its index, whether a or b holds NaN or Inf and the first such
+    system -- four doubles on the device, read with info."""
+    out = fw.doubles(4, a)
+    da, keep_a = _strided(fw, a, batch, n, n, wdt)
+    db, keep_b = _strided(fw, b, batch, n, k, wdt)
+    dx = (1 if x_row else 0, fw.ptr(x), max(1, k if x_row else n), n * k) if x is not None \
+        else (0, 0, max(1, n), 0)
+    try:
+        st, message = _core.device_check("d" if wdt == np.float64 else "f", dev, fw.stream(dev),
+                                          n, k, count, *da, *db, *dx, fw.ptr(out))
+    except _core.Error as e:
+        raise from_core(e) from None
+    if st:
+        raise error_for(st, message)
+    # keep_a, keep_b (copies, if any) may go: the array library's caching
+    # allocator hands their memory out again only behind the queued check
+    return out
+
+
+def _non_finite(first, batch):
+    index = _flat_index(int(first), batch)
+    return error_for(_core.ENONFINITE, "a or b holds NaN or Inf", index)
 
 
 def _report(fw, rd, timer, t0, flops, residual, index):
@@ -211,8 +283,7 @@ def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
     return (back(x) if back else x), rep
 
 
-_EPS = {np.dtype(np.float64): float(np.finfo(np.float64).eps),
-        np.dtype(np.float32): float(np.finfo(np.float32).eps)}
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _solve_shapes(a_shape, b_shape):
@@ -224,13 +295,6 @@ def _solve_shapes(a_shape, b_shape):
         if len(b_shape) == 2:
             return (), a_shape[0], b_shape[1], False
     return solve_shapes("solve", a_shape, b_shape)
-
-
-def _scaled_scalar(num, den):
-    """_scaled for two Python floats, without NumPy's per-call cost."""
-    if den > 0:
-        return num / den
-    return 0.0 if num == 0 else math.inf
 
 
 def _singular(value, where, batch, rd):
@@ -254,7 +318,7 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
     fw, back = _adapter(a, b)
     (a, b), dev = _take_all(fw, (("a", a), ("b", b)))
     da, db = fw.dtype(a), fw.dtype(b)
-    dtype = da if da == db and da in _EPS else working_dtype("solve", da, db)
+    dtype = da if da == db and da in _FLOATS else working_dtype("solve", da, db)
     wdt, policy = _policy(precision, dtype)
     batch, n, k, vector = _solve_shapes(tuple(a.shape), tuple(b.shape))
     count = int(np.prod(batch, dtype=np.int64)) if batch else 1
@@ -270,13 +334,6 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
     row = stack and not mixed and not fw.is_colmajor(a)
     aw, bw = fw.cast(a, wdt), fw.cast(bk, wdt)  # no copy when the dtype is right
     checking = check != "off"
-    # Reductions of the input, queued before the solve and read after it.
-    # The residual needs ||A_i||inf, which also shows NaN/Inf in A; without
-    # it, max|A| (one reduction) does. check_finite=False skips max|B|.
-    na = fw.row_norms(aw) if checking else None
-    fa = (fw.largest(na) if stack else na) if checking else \
-        fw.abs_max(aw) if check_finite else None
-    fb = fw.abs_max(bw) if check_finite else None
     wa = fw.copy(a, batch + (n, n), wdt, row)
     wb = fw.copy(bk, batch + (n, k), wdt, row)
     # Device info (and a single system's pivots) make the planner queue the
@@ -296,46 +353,39 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
         raise from_core(e) from None
     if timer is not None:
         fw.stop_timer(timer)
-    if st:  # refused, or (mixed) failed: nothing of ours is pending but the reductions
-        if check_finite:  # NaN input is named as such, not as what it led to
-            fav, fbv = fw.read([fa, fb])
-            _finite_or_raise(fw, fav, fbv, aw, bw)
+    if st:  # refused, or (mixed) failed: NaN input is named as such, not as what it led to
+        if check_finite:
+            out = _check(fw, wdt, dev, batch, count, n, k, aw, bw, None, row)
+            vals = fw.read([out[i] for i in range(4)])
+            if vals[2]:
+                raise _non_finite(vals[3], batch)
         index = _flat_index(flat, batch)
         raise error_for(st, message, index, Report._from_core(rd, index) if rd else None)
     if queued and rd:
         rd = dict(rd, message="")  # the planner's "queued" is not the outcome
-    eps = _EPS[wdt]
     mixed_res = mixed and math.isfinite(lib_res)
-    scalars = [fa, fb] if check_finite else []
+    # One fused check after the solve, on the caller's unmodified a and b
+    # and the answer: finiteness, and the residual unless the mixed solver
+    # measured it; read back with info -- the call's one wait.
+    residual_here = checking and not mixed_res
+    scalars = []
+    if check_finite or residual_here:
+        out = _check(fw, wdt, dev, batch, count, n, k, aw, bw, wb if residual_here else None,
+                     row)
+        scalars = [out[i] for i in range(4)]
+    at = len(scalars)  # where info's part starts
     if queued:
         scalars += list(fw.first_failure(info)) if stack else [info]
-    parts = None
-    if checking and not mixed_res:
-        if stack:
-            scalars.append(fw.worst_ratio(aw, wb, bw, na))
-        else:  # the division on the host: two launches fewer
-            parts = fw.residual_parts(aw, wb, bw)
-            scalars += [na, parts[0], parts[1]]
-    vals = fw.read(scalars) if scalars else []  # the one wait for the device
-    if check_finite:
-        _finite_or_raise(fw, vals[0], vals[1], aw, bw)
+    vals = fw.read(scalars) if scalars else []
+    if check_finite and vals[2]:
+        raise _non_finite(vals[3], batch)
     if queued:
-        at = 2 if check_finite else 0
         bad = int(vals[at])
         if bad:
             raise _singular(bad, int(vals[at + 1]) if stack else -1, batch, rd)
     residual = float("nan")
     if checking:
-        if mixed_res:
-            residual = lib_res
-        elif parts is not None:
-            nav, nr, nx = vals[-3:]
-            residual = _scaled_scalar(nr, n * nav * nx * eps)
-        else:
-            residual = vals[-1] / (n * eps)
-            if math.isnan(residual):  # 0/0 (x = 0) or a non-finite x: per system, exactly
-                res = fw.residual(aw, wb, bw, eps)
-                residual = float(np.max(res)) if np.size(res) else 0.0
+        residual = lib_res if mixed_res else vals[0]
     flops = count * (2 * n ** 3 / 3 - n * n / 2 + 5 * n / 6 + k * (2 * n * n - n))
     rep = _report(fw, rd, timer, t0, flops, residual, _flat_index(flat, batch)) \
         if want_report else None

@@ -1,6 +1,6 @@
 """The array libraries behind the device path: PyTorch and CuPy, each as
 an adapter with one interface (working copies from the library's caching
-allocator, its current stream, device-side norms and residuals, events),
+allocator, its current stream, the reduction of info, one read-back, events),
 so that _gpu.py speaks to either the same way."""
 import numpy as np
 
@@ -73,6 +73,10 @@ class _Torch:
     def int_buffer(self, count, like):
         return self.t.empty((count,), dtype=self.t.int32, device=like.device)
 
+    def doubles(self, count, like):
+        """count float64 on like's device, uninitialised (the check writes them)."""
+        return self.t.empty((count,), dtype=self.t.float64, device=like.device)
+
     def ptr(self, x):
         return x.data_ptr()
 
@@ -98,34 +102,6 @@ class _Torch:
     def diag_zero(self, lu):
         return self.host((self.t.diagonal(lu, dim1=-2, dim2=-1) == 0).reshape(-1, lu.shape[-1]))
 
-    def row_norms(self, a):
-        """||A_i||inf per system (0-d for one matrix): |a| summed along
-        rows in one reduction, then the largest row. NaN and Inf show."""
-        la = self.t.linalg
-        return la.vector_norm(a, ord=1, dim=-1).amax(-1)
-
-    def abs_max(self, x):
-        """max |x| over the whole array, 0-d, in one reduction (NaN shows)."""
-        return self.t.linalg.vector_norm(x, ord=float("inf"))
-
-    def residual_parts(self, a, x, b):
-        """(||b_i - A_i x_i||inf, ||x_i||inf) per system, queued."""
-        t = self.t
-        if a.ndim == 2 and b.ndim == 2:
-            r = t.addmm(b, a, x, alpha=-1)
-        elif a.ndim == 3 and a.shape[0] == x.shape[0] and b.shape == x.shape:
-            r = t.baddbmm(b, a, x, alpha=-1)
-        else:
-            r = t.matmul(a, x).sub_(b)
-        inf = float("inf")
-        return (t.linalg.vector_norm(r, ord=inf, dim=(-2, -1)),
-                t.linalg.vector_norm(x, ord=inf, dim=(-2, -1)))
-
-    def worst_ratio(self, a, x, b, na):
-        """max_i ||b_i - A_i x_i||inf / (||A_i||inf ||x_i||inf), queued."""
-        nr, nx = self.residual_parts(a, x, b)
-        return nr.div_(na).div_(nx).amax()
-
     def first_failure(self, info):
         """(info of the first system whose info is not 0, its index), both
         on the device; (0, 0) when every system succeeded. argmax returns
@@ -137,16 +113,10 @@ class _Torch:
         # an index past 2^24, float64 does not
         return v, (i.double() if info.numel() > 1 << 24 else i)
 
-    def largest(self, x):
-        return x.amax()  # NaN propagates
-
     def read(self, scalars):
         """Device scalars to Python numbers: one copy, one wait (the stack
         promotes int32/int64 and float to the float type)."""
         return self.t.stack([s.reshape(()) for s in scalars]).tolist()
-
-    def all_finite(self, x):
-        return bool(self.t.isfinite(x).all())
 
     def start_timer(self):
         e = (self.t.cuda.Event(enable_timing=True), self.t.cuda.Event(enable_timing=True))
@@ -159,14 +129,6 @@ class _Torch:
     def seconds(self, e):
         e[1].synchronize()
         return e[0].elapsed_time(e[1]) * 1e-3
-
-    def residual(self, a, x, b, eps):
-        n = a.shape[-1]
-        r = b - a @ x
-        na = a.abs().sum(-1).amax(-1)
-        nx = x.abs().amax((-2, -1))
-        nr = r.abs().amax((-2, -1))
-        return _scaled(self.host(nr), self.host(n * na * nx * eps))
 
 
 class _Cupy:
@@ -218,6 +180,10 @@ class _Cupy:
         with self.cp.cuda.Device(like.device.id):
             return self.cp.empty((count,), dtype=np.int32)
 
+    def doubles(self, count, like):
+        with self.cp.cuda.Device(like.device.id):
+            return self.cp.empty((count,), dtype=np.float64)
+
     def ptr(self, x):
         return x.data.ptr
 
@@ -245,36 +211,14 @@ class _Cupy:
         d = self.cp.diagonal(lu, axis1=-2, axis2=-1)
         return self.host((d == 0).reshape(-1, lu.shape[-1]))
 
-    def row_norms(self, a):
-        return self.cp.abs(a).sum(-1).max(-1)
-
-    def abs_max(self, x):
-        return self.cp.abs(x).max()
-
-    def residual_parts(self, a, x, b):
-        cp = self.cp
-        r = cp.matmul(a, x)
-        r -= b
-        return cp.abs(r).max((-2, -1)), cp.abs(x).max((-2, -1))
-
-    def worst_ratio(self, a, x, b, na):
-        nr, nx = self.residual_parts(a, x, b)
-        return (nr / na / nx).max()
-
     def first_failure(self, info):
         cp = self.cp
         i = cp.argmax((info != 0).view(cp.uint8))
         return info.take(i), i
 
-    def largest(self, x):
-        return x.max()  # NaN propagates
-
     def read(self, scalars):
         cp = self.cp
         return cp.stack([s.reshape(()) for s in scalars]).get().tolist()
-
-    def all_finite(self, x):
-        return bool(self.cp.isfinite(x).all())
 
     def start_timer(self):
         e = (self.cp.cuda.Event(), self.cp.cuda.Event())
@@ -288,18 +232,10 @@ class _Cupy:
         e[1].synchronize()
         return self.cp.cuda.get_elapsed_time(e[0], e[1]) * 1e-3
 
-    def residual(self, a, x, b, eps):
-        cp = self.cp
-        n = a.shape[-1]
-        r = b - cp.matmul(a, x)
-        na = cp.abs(a).sum(-1).max(-1)
-        nx = cp.abs(x).max((-2, -1))
-        nr = cp.abs(r).max((-2, -1))
-        return _scaled(self.host(nr), self.host(n * na * nx * eps))
-
 
 def _scaled(num, den):
-    """num / den, where a zero denominator means 0 for a zero residual and
+    """(For the tests' stand-in of the device path.) num / den, where a
+    zero denominator means 0 for a zero residual and
     inf otherwise (x = 0 solves b = 0 exactly)."""
     num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
     with np.errstate(divide="ignore", invalid="ignore"):
