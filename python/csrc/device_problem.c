@@ -155,7 +155,7 @@ PyObject *lsx_py_device_check(PyObject *self, PyObject *args)
     Py_ssize_t batch;
     unsigned long long stream, ptr[3], out;
     long long stride[3];
-    if (!PyArg_ParseTuple(args, "siKiinKiKiLiKiLiKiLK", &fmt, &device, &stream, &n, &nrhs, &batch,
+    if (!PyArg_ParseTuple(args, "siKiiniKiLiKiLiKiLK", &fmt, &device, &stream, &n, &nrhs, &batch,
                           &layout[0], &ptr[0], &ld[0], &stride[0], &layout[1], &ptr[1], &ld[1],
                           &stride[1], &layout[2], &ptr[2], &ld[2], &stride[2], &out))
         return NULL;

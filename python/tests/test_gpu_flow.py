@@ -64,6 +64,9 @@ class FakeLibrary:
     def int_buffer(self, count, like):
         return np.full(count, -99, np.int32)  # the solve must write every entry
 
+    def doubles(self, count, like):
+        return np.full(count, np.nan)  # the check must write every entry
+
     def ptr(self, x):
         return x.__array_interface__["data"][0]
 
@@ -195,6 +198,41 @@ def fake_device_solve(fmt, dev, stream, stack, layout, n, nrhs, batch, a, lda, s
             rep if (want or st) else None)
 
 
+CHECKS = []
+
+
+def fake_device_check(fmt, dev, stream, n, nrhs, batch, la, a, lda, sa, lb, b, ldb, sb, lx, x, ldx,
+                      sx, out):
+    """ls_check_batched_gpu's contract by NumPy on the pointers: each
+    matrix read through its own layout, leading dimension and batch stride
+    (0: one matrix for all); ls_scaled_residual's rules with LAPACK's eps."""
+    ct, es = (ctypes.c_double, 8) if fmt == "d" else (ctypes.c_float, 4)
+    eps = float(np.finfo(np.float64 if fmt == "d" else np.float32).eps) / 2
+    CHECKS.append(dict(x=x != 0, layouts=(la, lb, lx), strides=(sa, sb, sx)))
+    assert sa >= 0 and sb >= 0 and sx >= 0
+    worst, at, first = -1.0, -1, -1
+    for s in range(batch if n else 0):
+        A = _block(a + s * sa * es, n, n, lda, la, ct).astype(np.float64)
+        B = _block(b + s * sb * es, n, nrhs, ldb, lb, ct).astype(np.float64)
+        if first < 0 and not (np.isfinite(A).all() and np.isfinite(B).all()):
+            first = s
+        if not x:
+            continue
+        X = _block(x + s * sx * es, n, nrhs, ldx, lx, ct).astype(np.float64)
+        with np.errstate(all="ignore"):
+            rn = np.abs(B - A @ X).sum(1).max()
+            an, xn = np.abs(A).sum(1).max(), np.abs(X).sum(1).max()
+            d = n * an * xn * eps
+        r = (0.0 if nrhs == 0 else float("nan") if np.isnan([rn, an, xn]).any() else
+             0.0 if rn == 0 else float("inf") if d == 0 or not np.isfinite(d) else rn / d)
+        if at < 0 or (np.isnan(r) and not np.isnan(worst)) or (
+                not np.isnan(r) and not np.isnan(worst) and r > worst):
+            worst, at = r, s
+    res = np.ctypeslib.as_array((ctypes.c_double * 4).from_address(out))
+    res[:] = [worst if at >= 0 else 0.0, at, 1.0 if first >= 0 else 0.0, first]
+    return (0, "")
+
+
 def _column_major(ptr, rows, cols, ld, ctype):
     buf = (ctype * (ld * cols)).from_address(ptr)
     return np.ctypeslib.as_array(buf).reshape(cols, ld).T[:rows]
@@ -241,7 +279,9 @@ def fake_device(monkeypatch):
     monkeypatch.setattr(_gpu, "_adapter", lambda *xs: (FakeLibrary(), DeviceArray))
     monkeypatch.setattr(_gpu._core, "device_run", fake_device_run)
     monkeypatch.setattr(_gpu._core, "device_solve", fake_device_solve)
+    monkeypatch.setattr(_gpu._core, "device_check", fake_device_check)
     CALLS.clear()
+    CHECKS.clear()
 
 
 @pytest.mark.parametrize("a_shape,b_shape", [
@@ -374,23 +414,36 @@ def test_one_read_back_per_call(rng, shape):
             assert FakeLibrary.reads == 1, (kw, want)
 
 
-def test_checks_off_queue_no_device_work(rng, monkeypatch):
-    """check="off" and check_finite=False leave out their reductions."""
+def test_checks_off_queue_no_device_work(rng):
+    """check="off" and check_finite=False leave out their parts of the one
+    fused check: both off, no check; finiteness alone reads no X."""
     a = rng.uniform(-1, 1, (5, 5)) + 5 * np.eye(5)
-    used = []
-    for name in ("row_norms", "abs_max", "residual_parts", "worst_ratio", "residual",
-                 "all_finite"):
-        def spy(self, *args, _name=name, _f=getattr(FakeLibrary, name)):
-            used.append(_name)
-            return _f(self, *args)
-        monkeypatch.setattr(FakeLibrary, name, spy)
     _solve(a, np.ones(5), check="off", check_finite=False)
-    assert used == []
+    assert CHECKS == []
     _solve(a, np.ones(5), check="off")
-    assert used == ["abs_max", "abs_max"]  # max|A| and max|B|, no residual
-    used.clear()
+    assert [c["x"] for c in CHECKS] == [False]
+    CHECKS.clear()
     _solve(a, np.ones(5), check_finite=False)
-    assert used == ["row_norms", "residual_parts"]  # no max|B|
+    assert [c["x"] for c in CHECKS] == [True]
+
+
+def test_check_reads_the_callers_arrays_in_place(rng):
+    """The check reads a and b where they are -- C or F order, a view, a
+    broadcast a (stride 0) -- and copies only what one stride cannot
+    address."""
+    a = rng.uniform(-1, 1, (4, 6, 6)) + 6 * np.eye(6)
+    b = rng.uniform(-1, 1, (4, 6))
+    _solve(a, b)
+    assert CHECKS[-1]["layouts"][0] == 1 and CHECKS[-1]["strides"][0] == 36
+    _solve(np.asfortranarray(a[0]), b[0])
+    assert CHECKS[-1]["layouts"][0] == 0
+    _solve(a[0], b[..., None])  # one a for all four systems
+    assert CHECKS[-1]["strides"][0] == 0
+    big = rng.uniform(-1, 1, (8, 6, 6)) + 6 * np.eye(6)
+    _solve(big[::2], b)
+    assert CHECKS[-1]["strides"][0] == 72
+    x, rep = _solve(rng.uniform(-1, 1, (3, 1, 6, 6)) + 6 * np.eye(6), rng.uniform(-1, 1, (1, 2, 6, 1)))
+    assert host(x).shape == (3, 2, 6, 1) and rep.residual <= 30
 
 
 @pytest.mark.parametrize("b_shape", [(9,), (9, 3)])
