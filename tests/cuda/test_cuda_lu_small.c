@@ -166,7 +166,9 @@ static int run_case(ls_context *ctx, const lus_case *t, int mode)
                           same_b ? "kept" : "CHANGED");
     } else {
         double r = st == 0 && info == 0 ? residual(p, mode == 2, n, nrhs, t->A, t->B, X) : NAN;
-        int piv_ok = pivots_agree(t, ipiv, &diff);
+        /* randsvd's singular values down to 1/cond make near-ties of rounding
+         * size likely, most of all in FP32: there the residual is the test */
+        int piv_ok = !strcmp(t->what, "randsvd") || pivots_agree(t, ipiv, &diff);
         fails += lt_row(n, nrhs, label, "cuda", prec, 0, 0, r, st == 0 && info == 0 && r <= 30 &&
                                                                piv_ok);
         if (!piv_ok || st != 0 || info != 0)
