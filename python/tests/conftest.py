@@ -25,3 +25,24 @@ def well_conditioned(rng, *shape, dtype=np.float64):
     n = shape[-1]
     a = rng.uniform(-1, 1, shape) + n * np.eye(n) * 0.1
     return a.astype(dtype)
+
+
+NO_SPARSE_DIRECT = r"no sparse direct solver|without UMFPACK"
+
+
+def sparse_direct_available():
+    """Does the planner have a sparse direct solver for scipy.sparse input
+    here (UMFPACK on the CPU, cuDSS on CUDA, when the library is built with
+    them)? Asked of the package itself: a 1 x 1 solve with method="direct"
+    either runs or is refused with a message that names the missing solver
+    (any other error is raised)."""
+    sp = pytest.importorskip("scipy.sparse")
+    import linsolve
+    try:
+        linsolve.solve(sp.csr_matrix(np.ones((1, 1))), np.ones(1), method="direct")
+    except linsolve.LinsolveError as e:
+        import re
+        if re.search(NO_SPARSE_DIRECT, str(e)):
+            return False
+        raise
+    return True

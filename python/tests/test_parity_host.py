@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import linsolve
-from conftest import scaled_residual, well_conditioned
+from conftest import scaled_residual, sparse_direct_available, well_conditioned
 
 tl = pytest.importorskip("numpy.linalg.tests.test_linalg")
 
@@ -15,7 +15,7 @@ tl = pytest.importorskip("numpy.linalg.tests.test_linalg")
     ("single", "dense"), ("stack", "batched"), ("mixed", "mixed"), ("sparse", "sparse-direct"),
 ])
 def test_path_and_answer(rng, capability, path):
-    n = 24
+    n, rtol = 24, 1e-9
     if capability == "sparse":
         sp = pytest.importorskip("scipy.sparse")
         spla = pytest.importorskip("scipy.sparse.linalg")
@@ -24,6 +24,8 @@ def test_path_and_answer(rng, capability, path):
         b = rng.standard_normal(n)
         x, rep = linsolve.solve_ex(a, b)
         expected = spla.spsolve(a.tocsc(), b)
+        if not sparse_direct_available():  # auto goes to a Krylov method, to its tolerance
+            path, rtol = "sparse-krylov", 1e-6
     else:
         a = well_conditioned(rng, *((9, n, n) if capability == "stack" else (n, n)))
         b = rng.standard_normal(a.shape[:-1] + (2,))
@@ -32,7 +34,7 @@ def test_path_and_answer(rng, capability, path):
         assert scaled_residual(a, x, b) <= 30
     assert rep.path == path, rep.why
     assert rep.why and rep.ok
-    np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(x, expected, rtol=rtol, atol=rtol * 1e-3)
 
 
 def _real(case):

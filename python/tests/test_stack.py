@@ -73,7 +73,7 @@ def test_singular_system_in_the_middle(rng):
     a = well_conditioned(rng, 2, 5, 4, 4)
     a[1, 2] = 0.0
     a[1, 2, 0, 0] = 1.0  # rank 1: column 1 has no pivot
-    b = rng.standard_normal((2, 5, 4))
+    b = rng.standard_normal((2, 5, 4, 1))  # a stack of vectors by every NumPy's rule
     with pytest.raises(linsolve.SingularMatrixError) as e:
         linsolve.solve(a, b)
     assert e.value.index == (1, 2)
@@ -85,7 +85,8 @@ def test_singular_system_in_the_middle(rng):
     ((0, 4, 4), (0, 4, 2), (0, 4, 2)),
     ((3, 0, 0), (3, 0, 2), (3, 0, 2)),
     ((3, 2, 2), (3, 2, 0), (3, 2, 0)),
-    ((0, 3, 3), (0, 3), (0, 3)),
+    ((0, 3, 3), (0, 3, 1), (0, 3, 1)),
+    ((0, 3, 3), (3,), (0, 3)),
 ])
 def test_empty(a_shape, b_shape, x_shape):
     x, rep = linsolve.solve_ex(np.ones(a_shape), np.ones(b_shape))

@@ -20,9 +20,12 @@ _POLICIES = {None: _core.POLICY_AUTO, "double": _core.POLICY_DOUBLE,
              "single": _core.POLICY_SINGLE, "mixed": _core.POLICY_MIXED}
 # assume_a (SciPy's names): the general LU solves every structure, on the
 # matrix SciPy would read (one triangle of a symmetric one, ...)
-_GENERAL = ("gen", "general")
+# (None: SciPy >= 1.15's default, which detects the structure; the general
+# LU solves whatever it would detect, so it is read as "gen"; "banded" reads
+# the whole matrix, as SciPy's banded solver finds the band from it)
+_GENERAL = ("gen", "general", None, "banded")
 _SYMMETRIC = ("sym", "her", "pos", "symmetric", "hermitian", "positive definite")
-_TRIANGULAR = ("upper triangular", "lower triangular", "diagonal")
+_TRIANGULAR = ("upper triangular", "lower triangular", "diagonal", "tridiagonal")
 
 
 def _check_mode(check):
@@ -90,6 +93,9 @@ def _structure(a, assume_a, lower):
         eye = np.eye(a.shape[-1], dtype=bool)
         return np.where(eye, a, 0), ("assume_a='diagonal': solved by the general LU of "
                                      "the diagonal")
+    if assume_a == "tridiagonal":
+        return np.triu(np.tril(a, 1), -1), ("assume_a='tridiagonal': solved by the general "
+                                            "LU of the three diagonals")
     part = np.triu(a) if assume_a == "upper triangular" else np.tril(a)
     return part, f"assume_a={assume_a!r}: solved by the general LU of that triangle"
 
@@ -134,7 +140,7 @@ def _host_solve(a, b, lower, overwrite_a, overwrite_b, check_finite, assume_a, t
                 method, backend, precision, check, refine, want_report):
     wrap = like_torch = None
     if type(a) is not _ndarray or type(b) is not _ndarray:
-        like_torch = _torch_cpu(a, b)
+        like_torch = _torch_cpu(a, b)  # then b is read by torch.linalg.solve's rule
         if (type(b) is not _ndarray and isinstance(b, _ndarray)
                 and not isinstance(b, np.matrix)):
             wrap = b.__array_wrap__  # NumPy keeps b's subclass
@@ -156,7 +162,8 @@ def _host_solve(a, b, lower, overwrite_a, overwrite_b, check_finite, assume_a, t
             solve_shapes("solve", a.shape, b.shape)
         batch, k = (), 1 if vector else b.shape[1]
     else:
-        batch, n, k, vector = solve_shapes("solve", a.shape, b.shape)
+        batch, n, k, vector = solve_shapes("solve", a.shape, b.shape,
+                                           kind="torch" if like_torch else "numpy")
     if check is True or _check_mode(check) != "off":
         flags = _CHECK | _REFINE if refine else _CHECK
     else:
@@ -255,9 +262,14 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         ``__cuda_array_interface__``), which is solved on its device, or a
         ``scipy.sparse`` matrix or array (CSR, CSC, COO, ...), solved
         sparse without densifying.
-    b : (..., n) or (..., n, k) array_like
-        Right-hand sides. Batch dimensions broadcast as in NumPy; a b of
-        shape (..., n) is read as vectors by the installed NumPy's rule.
+    b : (n,), (..., n, k) or (..., n) array_like
+        Right-hand sides. Batch dimensions broadcast as in NumPy. A 1-D b
+        is one vector; whether a b of shape (..., n) is a stack of vectors
+        follows the caller's own library: the installed NumPy's
+        ``numpy.linalg.solve`` for NumPy arrays (2.x: never; 1.x: when
+        ``b.ndim == a.ndim - 1``), ``torch.linalg.solve``'s for PyTorch
+        tensors (when ``b.shape == a.shape[:-1]``), the installed CuPy's for
+        CuPy arrays. ``b[..., None]`` is read alike everywhere.
     lower : bool
         With ``assume_a`` 'sym', 'her' or 'pos': a is read from its lower
         triangle (SciPy's meaning); ignored otherwise.
@@ -269,12 +281,14 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         Refuse NaN and Inf with :class:`NonFiniteError` (a ``ValueError``);
         ``False`` skips the scan of a stack (one dense system is still
         checked by the library).
-    assume_a : str
+    assume_a : str or None
         SciPy's structure of a: 'gen' ('general'), 'sym', 'her', 'pos'
         (read from one triangle), 'upper triangular', 'lower triangular',
-        'diagonal'. Every one is solved by the general LU with partial
-        pivoting on the matrix SciPy would read; the report's ``why`` says
-        so.
+        'diagonal', 'tridiagonal' (the three diagonals), 'banded' (the
+        whole matrix); None (SciPy >= 1.15's default, which detects the
+        structure) is 'gen'. Every one is solved by the general LU with
+        partial pivoting on the matrix SciPy would read; the report's
+        ``why`` says so.
     transposed : bool
         Solve ``a.T @ x = b`` instead (no transposed copy is made).
     method : str

@@ -103,7 +103,7 @@ def error_for(status, message, index=None, report=None):
     if 0 < status < _core.NOT_CONVERGED:
         c = status - 1
         text = (f"Singular matrix: the pivot in column {c} (0-based; LAPACK info = {status}) "
-                f"is exactly zero{where}")
+                f"is exactly zero: a singular matrix{where}")
         return SingularMatrixError(text, status, index, report)
     text = message or _core.strerror(status)
     text = f"{_core.status_name(status)}: {text}{where}"

@@ -10,7 +10,7 @@ import numpy as np
 from . import _core, _gpu
 from ._api import _call, _empty_colmajor, _index, _native
 from ._errors import ShapeError, SingularMatrixWarning, error_for
-from ._shapes import broadcast_batch, check_matrix, rhs_is_vector, working_dtype
+from ._shapes import array_kind, broadcast_batch, check_matrix, rhs_is_vector, working_dtype
 
 
 class LUFactor(tuple):
@@ -224,6 +224,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, ba
         raise ValueError(f"trans must be 0, 1 or 2, not {trans!r}")
     if not _is_host(lu, b):
         return _gpu.lu_solve(lu_and_piv, b, trans)
+    kind = array_kind(lu, b)  # a torch CPU tensor's b is read by torch's rule
     lu, b = np.asarray(lu), np.asarray(b)
     dtype = _lu_dtype("lu_solve", lu.dtype, b.dtype)
     check_matrix("lu_solve", "lu", lu.shape)
@@ -233,7 +234,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, ba
         raise ShapeError(f"lu_solve: piv of shape {piv.shape} does not fit lu of shape {lu.shape}")
     if b.ndim == 0:
         raise ShapeError("lu_solve: b must be at least one-dimensional")
-    vector = rhs_is_vector(lu.ndim, b.ndim)
+    vector = rhs_is_vector(lu.shape, b.shape, kind)
     core = (b.shape[-1], 1) if vector else b.shape[-2:]
     if core[0] != n:
         raise ShapeError(f"lu_solve: b has {core[0]} rows but lu is {n} x {n}")
