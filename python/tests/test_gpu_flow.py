@@ -333,9 +333,9 @@ def test_stack_is_one_planner_call(rng, order):
     a = np.asarray(rng.uniform(-1, 1, (6, 5, 5)) + 5 * np.eye(5), order=order)
     if order == "F":  # each matrix column-major, as a Fortran-order stack of transposes
         a = np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)
-    b = rng.uniform(-1, 1, (6, 5))
+    b = rng.uniform(-1, 1, (6, 5, 1))  # vectors by every library's rule
     x, rep = _solve(a, b)
-    np.testing.assert_allclose(host(x), np.linalg.solve(a, b[..., None])[..., 0], rtol=1e-10)
+    np.testing.assert_allclose(host(x), np.linalg.solve(a, b), rtol=1e-10)
     assert len(CALLS) == 1 and CALLS[0]["stack"] == 1 and CALLS[0]["batch"] == 6
     assert CALLS[0]["layout"] == (1 if order == "C" else 0)
     assert rep.batch == 6 and "batched" in rep.note and rep.residual <= 30
@@ -358,15 +358,17 @@ def test_stack_singular_in_the_middle(rng):
     a = np.broadcast_to(np.eye(4), (2, 3, 4, 4)).copy()
     a[1, 1][:, 2] = 0
     with pytest.raises(linsolve.SingularMatrixError) as e:
-        _solve(a, np.ones((2, 3, 4)))
+        _solve(a, np.ones((2, 3, 4, 1)))
     assert e.value.index == (1, 1) and e.value.column == 2
 
 
 def test_empty_and_order_one(rng):
-    x, rep = _solve(np.zeros((0, 3, 3)), np.zeros((0, 3)))
-    assert host(x).shape == (0, 3) and rep.batch == 0 and not CALLS
-    x, _ = _solve(np.full((5, 1, 1), 4.0), np.full((5, 1), 2.0))
-    np.testing.assert_allclose(host(x), np.full((5, 1), 0.5))
+    x, rep = _solve(np.zeros((0, 3, 3)), np.zeros((0, 3, 1)))
+    assert host(x).shape == (0, 3, 1) and rep.batch == 0 and not CALLS
+    x, _ = _solve(np.zeros((0, 3, 3)), np.zeros(3))  # one vector for no system
+    assert host(x).shape == (0, 3)
+    x, _ = _solve(np.full((5, 1, 1), 4.0), np.full((5, 1, 1), 2.0))
+    np.testing.assert_allclose(host(x), np.full((5, 1, 1), 0.5))
     x, _ = _solve(np.zeros((3, 3)), np.zeros((3, 0)))
     assert host(x).shape == (3, 0)
 
@@ -380,7 +382,7 @@ def test_mixed_goes_to_the_planner(rng):
     assert CALLS[-1]["policy"] == 3 and CALLS[-1]["layout"] == 0
     # a stack the planner cannot take mixed: its message, as a ValueError
     with pytest.raises(ValueError, match="no path"):
-        _solve(np.stack([a, a]), np.stack([b, b]), precision="mixed")
+        _solve(np.stack([a, a]), np.stack([b, b])[..., None], precision="mixed")
     with pytest.raises(ValueError, match="mixed"):
         _solve(a, b, precision="quad")
 
@@ -389,7 +391,7 @@ def test_mixed_goes_to_the_planner(rng):
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_refused(rng, where, bad):
     a = rng.uniform(-1, 1, (2, 5, 5)) + 5 * np.eye(5)
-    b = rng.uniform(-1, 1, (2, 5))
+    b = rng.uniform(-1, 1, (2, 5, 1))
     (a if where == "a" else b)[1, 2, ...] = bad
     with pytest.raises(linsolve.NonFiniteError) as e:
         _solve(a, b)
@@ -405,7 +407,7 @@ def test_one_read_back_per_call(rng, shape):
     every check off info still comes back (one wait, as torch.linalg.solve
     makes), and nothing else is computed."""
     a = rng.uniform(-1, 1, shape) + 6 * np.eye(6)
-    b = rng.uniform(-1, 1, shape[:-1])
+    b = rng.uniform(-1, 1, shape[:-1] + (1,))
     for kw in ({}, {"check": "off"}, {"check_finite": False},
                {"check": "off", "check_finite": False}):
         for want in (False, True):
@@ -432,12 +434,12 @@ def test_check_reads_the_callers_arrays_in_place(rng):
     broadcast a (stride 0) -- and copies only what one stride cannot
     address."""
     a = rng.uniform(-1, 1, (4, 6, 6)) + 6 * np.eye(6)
-    b = rng.uniform(-1, 1, (4, 6))
+    b = rng.uniform(-1, 1, (4, 6, 1))
     _solve(a, b)
     assert CHECKS[-1]["layouts"][0] == 1 and CHECKS[-1]["strides"][0] == 36
     _solve(np.asfortranarray(a[0]), b[0])
     assert CHECKS[-1]["layouts"][0] == 0
-    _solve(a[0], b[..., None])  # one a for all four systems
+    _solve(a[0], b)  # one a for all four systems
     assert CHECKS[-1]["strides"][0] == 0
     big = rng.uniform(-1, 1, (8, 6, 6)) + 6 * np.eye(6)
     _solve(big[::2], b)
@@ -463,7 +465,7 @@ def test_single_system_queued_column_major(rng, b_shape):
 
 def test_stack_queued_without_pivots(rng):
     a = rng.uniform(-1, 1, (3, 4, 4)) + 4 * np.eye(4)
-    _solve(a, rng.uniform(-1, 1, (3, 4)))
+    _solve(a, rng.uniform(-1, 1, (3, 4, 1)))
     c = CALLS[-1]
     assert c["queued"] and not c["ipiv"] and c["stack"] == 1
 
@@ -482,7 +484,7 @@ def test_singular_read_from_device_info(kw):
     s[4] = a
     s[6] = a
     with pytest.raises(linsolve.SingularMatrixError) as e:
-        _solve(s, np.ones((7, 5)), **kw)
+        _solve(s, np.ones((7, 5, 1)), **kw)
     assert e.value.column == 3 and e.value.index == (4,)
 
 
@@ -493,7 +495,7 @@ def test_nan_named_before_singular():
     with pytest.raises(linsolve.NonFiniteError):
         _solve(a, np.ones(4))
     with pytest.raises(linsolve.NonFiniteError):
-        _solve(np.stack([np.eye(4), a]), np.ones((2, 4)))
+        _solve(np.stack([np.eye(4), a]), np.ones(4))
 
 
 def test_mixed_is_not_queued(rng):

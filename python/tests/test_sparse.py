@@ -16,7 +16,7 @@ spla = pytest.importorskip("scipy.sparse.linalg")
 
 def poisson(m):
     """The 5-point Laplacian on an m x m grid: SPD, n = m^2."""
-    t = sp.diags([-1, 2, -1], [-1, 0, 1], shape=(m, m))
+    t = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
     return (sp.kron(sp.eye(m), t) + sp.kron(t, sp.eye(m))).tocsr()
 
 
