@@ -563,3 +563,16 @@ def test_lu_singular_device_factors():
         linsolve.lu_solve(f, DeviceArray(np.ones(2)))
     with pytest.raises(linsolve.SingularMatrixError):
         linsolve.lu_solve((f.lu, f.piv), DeviceArray(np.ones(2)))
+
+
+
+def test_b_read_by_the_callers_library(rng, monkeypatch):
+    """A (4, 5) b with a (4, 5, 5) a from PyTorch: four vectors by
+    torch.linalg.solve's rule (b.shape == a.shape[:-1]), whatever NumPy is
+    installed; the stand-in arrays say they are torch's."""
+    monkeypatch.setattr(_gpu, "array_kind", lambda *xs: "torch")
+    a = rng.uniform(-1, 1, (4, 5, 5)) + 5 * np.eye(5)
+    b = rng.uniform(-1, 1, (4, 5))
+    x = host(_solve(a, b)[0])
+    assert x.shape == (4, 5)
+    np.testing.assert_allclose(x, np.linalg.solve(a, b[..., None])[..., 0], rtol=1e-10)

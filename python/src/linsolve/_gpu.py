@@ -24,7 +24,7 @@ from ._errors import (InaccurateWarning, ShapeError, SingularMatrixWarning, erro
                       from_core)
 from ._gpu_arrays import _Cupy, _Torch, _module, _scaled  # noqa: F401 (_scaled: tests)
 from ._report import Report
-from ._shapes import broadcast_batch, check_matrix, solve_shapes, working_dtype
+from ._shapes import array_kind, broadcast_batch, check_matrix, solve_shapes, working_dtype
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
 
@@ -286,15 +286,16 @@ def _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0):
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _solve_shapes(a_shape, b_shape):
+def _solve_shapes(a_shape, b_shape, kind):
     """solve_shapes, with one square matrix and a vector or an n x k b
-    known without NumPy's broadcasting (a per-call cost at small n)."""
+    known without NumPy's broadcasting (a per-call cost at small n); b's
+    (..., n) is read by the rule of the caller's array library, kind."""
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and b_shape[:1] == a_shape[:1]:
         if len(b_shape) == 1:
             return (), a_shape[0], 1, True
         if len(b_shape) == 2:
             return (), a_shape[0], b_shape[1], False
-    return solve_shapes("solve", a_shape, b_shape)
+    return solve_shapes("solve", a_shape, b_shape, kind=kind)
 
 
 def _singular(value, where, batch, rd):
@@ -315,12 +316,13 @@ def solve(a, b, *, method="auto", precision=None, check="warn", check_finite=Tru
     if is_device_sparse(a):
         return _sparse_solve(a, b, method, precision, check, t0)
     _require_cuda()
+    kind = array_kind(a, b)  # torch, CuPy, JAX: b read as their own solve reads it
     fw, back = _adapter(a, b)
     (a, b), dev = _take_all(fw, (("a", a), ("b", b)))
     da, db = fw.dtype(a), fw.dtype(b)
     dtype = da if da == db and da in _FLOATS else working_dtype("solve", da, db)
     wdt, policy = _policy(precision, dtype)
-    batch, n, k, vector = _solve_shapes(tuple(a.shape), tuple(b.shape))
+    batch, n, k, vector = _solve_shapes(tuple(a.shape), tuple(b.shape), kind)
     count = int(np.prod(batch, dtype=np.int64)) if batch else 1
     if count == 0 or n == 0 or k == 0:
         return _empty_result(fw, back, batch, n, k, vector, dtype, dev, t0)
@@ -472,12 +474,13 @@ def lu_factor(a, *, check_finite=True):
 def lu_solve(lu_and_piv, b, trans=0):
     lu, piv = lu_and_piv
     _require_cuda()
+    kind = array_kind(lu, b)
     fw, back = _adapter(lu, b)
     (lu, piv, b), dev = _take_all(fw, (("lu", lu), ("piv", piv), ("b", b)))
     dt = working_dtype("lu_solve", fw.dtype(lu), fw.dtype(b))
     check_matrix("lu_solve", "lu", tuple(lu.shape))
     n = lu.shape[-1]
-    batch, _, k, vector = solve_shapes("lu_solve", tuple(lu.shape), tuple(b.shape), "lu")
+    batch, _, k, vector = solve_shapes("lu_solve", tuple(lu.shape), tuple(b.shape), "lu", kind)
     batch = broadcast_batch("lu_solve", ("lu", tuple(lu.shape[:-2])), ("piv", tuple(piv.shape[:-1])),
                             ("b", batch))
     count = int(np.prod(batch, dtype=np.int64))
