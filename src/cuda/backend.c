@@ -35,6 +35,10 @@ static void lsc_destroy(void *bctx)
     lsc_lookahead_free(c);
     lsc_mixed_ws_free(c);
     cudaFree(c->lu_ws);
+    if (c->tmp_pool) { /* its blocks are freed in stream order: let the frees land */
+        cudaDeviceSynchronize();
+        cudaMemPoolDestroy(c->tmp_pool);
+    }
     if (c->blas)
         cublasDestroy(c->blas);
     for (int i = 0; i < LSC_EV_COUNT; i++)

@@ -41,6 +41,8 @@ typedef struct ls_cuda_ctx {
     size_t gesv_ws_bytes;      /* (kept up to LSC_GESV_KEEP bytes between calls) */
     struct lsc_stage *stage;   /* pinned staging for host-array copies (host_stage.c; lazy) */
     struct lsc_mixed_ws *mixed_ws; /* ls_dsgesv's device buffers, kept between solves (mixed_cuda.c; lazy) */
+    cudaMemPool_t tmp_pool;    /* lsc_tmp_alloc's stream-ordered pool, which keeps its memory (lazy) */
+    signed char pooled;        /* stream-ordered allocation: 0 unknown, 1 yes, -1 no */
 } ls_cuda_ctx;
 
 /* "file:line: text" into err; returns status. */
