@@ -84,6 +84,7 @@ SCIPY_ONLY = {
     "TestSolve::test_ill_condition_warning": _ILL,
     "TestSolve::test_diagonal": _ILL,        # SciPy >= 1.15: assume_a="diagonal"
     "TestSolve::test_tridiagonal": _ILL,     # SciPy >= 1.15: assume_a="tridiagonal"
+    "TestSolve::test_banded": _ILL,          # SciPy >= 1.15: assume_a="banded"
     "TestSolve::test_posdef_not_posdef": (
         "assume_a='pos' is solved by the general LU, which solves a symmetric matrix that is "
         "not positive definite instead of failing as SciPy's Cholesky factorization does",
