@@ -257,6 +257,10 @@ struct ls_context {
 void ls_context_enter(ls_context *ctx);
 void ls_context_leave(ls_context *ctx);
 
+/* 0 when ctx opened a device backend (not the CPU); else LS_EUNAVAIL with
+ * why in ctx->error, said once (device_api.c; the _gpu entry points). */
+int ls_device_backend_open(ls_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

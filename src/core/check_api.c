@@ -59,24 +59,9 @@ static void strides(ls_layout l, int ld, long long *rs, long long *cs)
 static int check_locked(const check_call *c, ls_context *ctx)
 {
     static const char fn[] = "ls_check_batched_gpu";
-    if (!ctx)
-        return LS_EUNAVAIL;
-    if (!ctx->iface) {
-        /* keep why the context could not open, said once (as device_api.c) */
-        static const char head[] = "the device API needs the CUDA backend";
-        if (!strncmp(ctx->error, head, sizeof head - 1))
-            return LS_EUNAVAIL;
-        char why[LS_ERRLEN];
-        snprintf(why, sizeof why, "%s", ctx->error);
-        return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
-                       "the device API needs the CUDA backend; this context's %s backend did "
-                       "not open (%s)",
-                       ls_backend_name(ctx->kind), why[0] ? why : "no reason recorded");
-    }
-    if (ctx->kind == LS_BACKEND_CPU)
-        return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
-                       "%s: the device API needs the CUDA backend; this context runs on the cpu",
-                       fn);
+    int open = ls_device_backend_open(ctx);
+    if (open)
+        return open;
     if (!ctx->iface->check_gpu)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNSUPPORTED,
                        "%s: the fused check is not available on the %s backend: it needs the "

@@ -10,8 +10,7 @@
 #include "lapack_check.h"
 #include "util.h"
 
-/* 0 when ctx has every device slot; else why, in ctx->error. */
-static int device_ctx(ls_context *ctx)
+int ls_device_backend_open(ls_context *ctx)
 {
     if (!ctx)
         return LS_EUNAVAIL;
@@ -27,10 +26,19 @@ static int device_ctx(ls_context *ctx)
                        "not open (%s)",
                        ls_backend_name(ctx->kind), why[0] ? why : "no reason recorded");
     }
-    const ls_backend_iface *f = ctx->iface;
     if (ctx->kind == LS_BACKEND_CPU)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
                        "the device API needs the CUDA backend; this context runs on the cpu");
+    return 0;
+}
+
+/* 0 when ctx has every device slot; else why, in ctx->error. */
+static int device_ctx(ls_context *ctx)
+{
+    int st = ls_device_backend_open(ctx);
+    if (st)
+        return st;
+    const ls_backend_iface *f = ctx->iface;
     if (!f->set_stream || !f->get_stream || !f->dev_malloc || !f->dev_free || !f->dev_copy ||
         !f->dev_sync || !f->getrf_gpu || !f->getrs_gpu || !f->gesv_gpu)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNSUPPORTED,
