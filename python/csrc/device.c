@@ -22,7 +22,6 @@ typedef int (*sgetrs_fn)(char, int, int, const float *, int, const int *, float 
                          ls_context *);
 typedef int (*dgesv_fn)(int, int, double *, int, int *, double *, int, int *, ls_context *);
 typedef int (*sgesv_fn)(int, int, float *, int, int *, float *, int, int *, ls_context *);
-typedef int (*problem_fn)(ls_context *, const ls_options *, ls_problem *, ls_report *);
 typedef int (*check_fn)(ls_precision, int, int, ls_layout, const void *, int, long long, ls_layout,
                         const void *, int, long long, ls_layout, const void *, int, long long,
                         int, double *, ls_context *);
@@ -37,7 +36,6 @@ static struct {
     sgetrs_fn sgetrs;
     dgesv_fn dgesv;
     sgesv_fn sgesv;
-    problem_fn solve_problem; /* the planner's front door; NULL in a library without it */
     check_fn check;           /* ls_check_batched_gpu, the device path's one check */
 } api;
 
@@ -73,7 +71,6 @@ static void look_up(void)
     LSX_SYM(h, sgetrs, "ls_sgetrs_gpu");
     LSX_SYM(h, dgesv, "ls_dgesv_gpu");
     LSX_SYM(h, sgesv, "ls_sgesv_gpu");
-    LSX_SYM(h, solve_problem, "ls_solve_problem");
     LSX_SYM(h, check, "ls_check_batched_gpu");
     /* h stays open: the library is in use for the life of the process. */
 }
@@ -90,20 +87,6 @@ int lsx_device_stream(ls_context *ctx, void *stream)
 {
     look_up();
     return api.set_stream ? api.set_stream(ctx, stream) : LS_EUNAVAIL;
-}
-
-int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_report *rep)
-{
-    look_up();
-    if (!api.solve_problem) {
-        memset(rep, 0, sizeof *rep);
-        rep->index = -1;
-        rep->residual = NAN;
-        snprintf(rep->message, sizeof rep->message,
-                 "this liblinsolve has no ls_solve_problem: rebuild it from this source");
-        return LS_EUNAVAIL;
-    }
-    return api.solve_problem(ctx, opt, p, rep);
 }
 
 int lsx_check_batched(ls_precision prec, int n, int nrhs, const lsx_strided m[3], int batch,

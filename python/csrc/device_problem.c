@@ -2,28 +2,13 @@
  * device work: dense systems and strided stacks in memory that PyTorch,
  * CuPy or another CUDA array library allocated, queued on that library's
  * stream; and sparse (CSR) systems in host memory solved on a chosen
- * backend (a CUDA context runs cuDSS or the Krylov solvers there).
- * ls_solve_problem is looked up at run time (device.c), so a liblinsolve
- * without it still loads the module and says what is missing. */
+ * backend (a CUDA context runs cuDSS or the Krylov solvers there). */
 #include "lsx.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-/* ls_problem_init's defaults, set here: the module links only what every
- * liblinsolve exports and finds the front door at run time. */
-static void problem_init(ls_problem *p)
-{
-    memset(p, 0, sizeof *p);
-    p->shape = LS_SHAPE_DENSE;
-    p->dtype = LS_FLOAT64;
-    p->memory = LS_MEMORY_HOST;
-    p->layout = LS_COL_MAJOR;
-    p->batch = 1;
-    p->policy = LS_POLICY_AUTO;
-}
 
 /* The report as a dict (lsx_summary_dict's keys, plus the planner's path,
  * why and the number of systems). */
@@ -82,7 +67,7 @@ PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
     if (!c)
         return NULL;
     ls_problem p;
-    problem_init(&p);
+    ls_problem_init(&p);
     p.shape = stack ? LS_SHAPE_STACK : LS_SHAPE_DENSE;
     p.dtype = fmt[0] == 'd' ? LS_FLOAT64 : LS_FLOAT32;
     p.memory = LS_MEMORY_DEVICE;
@@ -120,7 +105,7 @@ PyObject *lsx_py_device_solve(PyObject *self, PyObject *args)
         rep.residual = NAN;
         snprintf(rep.message, sizeof rep.message, "%s", ls_context_error(c->ctx));
     } else
-        st = lsx_solve_problem(c->ctx, &opt, &p, &rep);
+        st = ls_solve_problem(c->ctx, &opt, &p, &rep);
     /* Later calls must not find a stream of the caller's that may be gone. */
     lsx_device_stream(c->ctx, NULL);
     lsx_context_unlock(c);
@@ -225,7 +210,7 @@ PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args)
         goto done;
     ls_csr csr = {n, n, (int64_t)nnz, (int64_t *)ptr.buf, (int64_t *)idx.buf, (double *)val.buf};
     ls_problem p;
-    problem_init(&p);
+    ls_problem_init(&p);
     p.shape = LS_SHAPE_CSR;
     p.n = n;
     p.nrhs = nrhs;
@@ -240,7 +225,7 @@ PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args)
     int st;
     Py_BEGIN_ALLOW_THREADS
     lsx_context_lock(c);
-    st = lsx_solve_problem(c->ctx, &opt, &p, &rep);
+    st = ls_solve_problem(c->ctx, &opt, &p, &rep);
     lsx_context_unlock(c);
     Py_END_ALLOW_THREADS
     PyObject *d = report_dict(&rep, st);

@@ -146,7 +146,6 @@ PyObject *lsx_py_csr_solve_on(PyObject *self, PyObject *args);
 
 /* device.c: the library's routines looked up at run time (see there). */
 int lsx_device_stream(ls_context *ctx, void *stream);
-int lsx_solve_problem(ls_context *ctx, const ls_options *opt, ls_problem *p, ls_report *rep);
 /* One strided stack of device matrices, as ls_check_batched_gpu takes it. */
 typedef struct lsx_strided {
     ls_layout layout;
