@@ -247,3 +247,16 @@ const char *ls_cli_message(const char *msg, char *buf, size_t len)
     ls_message_split(msg, buf, len, NULL, 0);
     return buf;
 }
+
+int ls_cli_take_path(const char *cmd, const char *arg, const char **a_path, const char **b_path)
+{
+    if (!*a_path) {
+        *a_path = arg;
+    } else if (!*b_path) {
+        *b_path = arg;
+    } else {
+        ls_cli_usage_error(cmd, "unexpected argument '%s' (A and B already given)", arg);
+        return -1;
+    }
+    return 0;
+}

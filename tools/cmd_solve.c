@@ -52,14 +52,8 @@ static int parse_solve_args(int argc, char **argv, solve_args *a)
         const char *val = NULL;
         long long iv = 0;
         if (positional_only || arg[0] != '-' || arg[1] == '\0') {
-            if (!a->a_path) {
-                a->a_path = arg;
-            } else if (!a->b_path) {
-                a->b_path = arg;
-            } else {
-                ls_cli_usage_error(cmd, "unexpected argument '%s' (A and B already given)", arg);
+            if (ls_cli_take_path(cmd, arg, &a->a_path, &a->b_path))
                 return -1;
-            }
         } else if (!strcmp(arg, "--")) {
             positional_only = 1;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {

@@ -55,6 +55,9 @@ void ls_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The solve commands' A and B in the order given: 0, or -1 (a usage
+ * error said) for a third positional argument. */
+int ls_cli_take_path(const char *cmd, const char *arg, const char **a_path, const char **b_path);
 
 /** Write s as a JSON string literal (quotes included, escaped) to out. */
 void ls_cli_json_string(FILE *out, const char *s);

@@ -19,14 +19,8 @@ int solve_sparse_parse(int argc, char **argv, sparse_args *a)
         const char *arg = argv[i], *val;
         long long iv;
         if (arg[0] != '-' || arg[1] == '\0') {
-            if (!a->a_path) {
-                a->a_path = arg;
-            } else if (!a->b_path) {
-                a->b_path = arg;
-            } else {
-                ls_cli_usage_error(cmd, "unexpected argument '%s' (A and B already given)", arg);
+            if (ls_cli_take_path(cmd, arg, &a->a_path, &a->b_path))
                 return -1;
-            }
         } else if (!strcmp(arg, "--json")) {
             a->json = 1;
         } else if (!strcmp(arg, "--verbose")) {
