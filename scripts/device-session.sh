@@ -226,7 +226,7 @@ if want seed003_big; then
     --sizes 5000,6000,7000,8000,10000 --precision single --repeat 1 --rotate 1 \
     --time-limit 10 --baseline-time-limit 2 --no-peers --format csv
 fi
-# lu against the peers at the sizes that fit a short call (full set: bench-h100.sh peers)
+# lu against the peers at the sizes that fit a short call (full set: bench-gpu-suite.sh peers)
 if want peers_quick; then
   run peers_quick 120 "$OUTD/peers_quick.csv" "$LS" bench --backends cuda --methods lu \
     --sizes 1024,4096,8192,16384 --precision double,single --repeat 3 --rotate 2 --time-limit 8 \

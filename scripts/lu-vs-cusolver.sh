@@ -12,7 +12,7 @@
 #   SIZES       env, default 256,512,1024,2048,4096,8192,16384,32768
 #   PRECISIONS  env, default double,single
 #   BUDGET_S    env, seconds the sweep may take (default 420)
-#   JOBS, BUILD, LS_CUDA_ARCH (default 90) env, as in bench-h100.sh
+#   JOBS, BUILD, LS_CUDA_ARCH (default 90) env, as in bench-gpu-suite.sh
 #
 # Writes OUTDIR/lu-vs-cusolver.csv (n,precision,lu_ms,cusolver_ms,ratio),
 # OUTDIR/lu-vs-cusolver.txt (machine header, the table with residuals and

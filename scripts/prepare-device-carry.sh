@@ -4,7 +4,7 @@
 # matrices), .debs (Debian packages the GPU image may lack: OpenBLAS,
 # LAPACKE, the OpenCL loader and headers) and .whl (the Python package's
 # build backend and pytest, for the GPU machine's Python 3.12). Pass them in
-# the device call's `carry`; scripts/device-session.sh, gpu-check.sh and bench-h100.sh unpack
+# the device call's `carry`; scripts/device-session.sh, gpu-check.sh and bench-gpu-suite.sh unpack
 # .debs under /tmp when needed and read .matrices.
 set -euo pipefail
 cd "$(dirname "$0")/.."

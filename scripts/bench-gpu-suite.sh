@@ -1,41 +1,47 @@
 #!/usr/bin/env bash
 # One command, on a bare GPU machine: build linsolve with the CUDA backend and
-# produce the measurement tables of the seeds, the roofline, the peer
-# comparison and the metrics, in about 11 minutes on an H100 (run 4: build
-# 13 s, metrics + roofline 35 s, peers 161 s, seed003 98 s, seed002 ~10 s;
-# cudatable ~180 s, opencl ~80 s). Every step runs under its own `timeout`
-# (and BUDGET_S bounds the whole), sizes whose predicted time
-# passes --time-limit are skipped (and the output says so), and a step that
-# fails or runs out of time leaves the others standing.
+# run the whole GPU measurement suite: the metrics, the roofline, the peer
+# comparison (cuSOLVER, OpenBLAS), the timing tables of the published GPU
+# methods (docs/references.md), every CUDA method and every OpenCL variant.
+# About 11 minutes on an H100 (run 4: build 13 s, metrics + roofline 35 s,
+# peers 161 s, seed003 98 s, seed002 ~10 s; cudatable ~180 s, opencl ~80 s).
+# Every step runs under its own `timeout` (and BUDGET_S bounds the whole),
+# sizes whose predicted time passes --time-limit are skipped (and the output
+# says so), and a step that fails or runs out of time leaves the others
+# standing.
 #
-# usage: scripts/bench-h100.sh [OUTDIR]
-#   OUTDIR   default: $OUT if set, else /tmp/ls-bench-h100 (bench/results/ keeps only
-#            the curated current tables: copy what a run supersedes there by hand)
+# usage: scripts/bench-gpu-suite.sh [OUTDIR]
+#   OUTDIR   default: $OUT if set, else /tmp/ls-bench-gpu-suite (bench/results/ keeps
+#            only the curated current tables: copy what a run supersedes there by hand)
 #   STEPS    env, steps to run (default: machine metrics roofline peers seed003 seed002
-#            cudatable opencl; seed000 is the ge-* part of cudatable). Under
-#            the device tool's 10-minute limit run it as two calls, each into
-#            its own OUTDIR: STEPS="machine metrics roofline peers seed003
-#            seed002" (about 5.5 minutes) and STEPS="machine cudatable opencl".
+#            cudatable opencl). The table steps keep the names of their committed
+#            result files: seed000 = Gaussian elimination naive/blocked/coalesced
+#            (Li 2025; the ge-* part of cudatable, off by default), seed003 =
+#            Gauss-Jordan with and without transfers (Quispe Ccapacca), seed002 =
+#            the unblocked LU, lu-seed (Pattam). Under a 10-minute limit per
+#            call run it as two calls, each into its own OUTDIR: STEPS="machine
+#            metrics roofline peers seed003 seed002" (about 5.5 minutes) and
+#            STEPS="machine cudatable opencl".
 #   JOBS     env, build parallelism (default: nproc)
 #   BUDGET_S env, seconds for the whole script: a step never runs past it and
 #            one with under 15 s left is skipped (and the log says so)
 #   LIMIT_PCT env, scales every step's time limit in percent (default 100)
 #   LS_CUDA_ARCH env, CUDA architectures to build (default 90)
 #
-# Results: OUTDIR/h100-results.tar.gz (everything) and OUTDIR/summary.txt
-# (the short tables, also printed at the end). The device tool returns at
-# most 8 files, so everything else is inside the tarball.
+# Results: OUTDIR/bench-gpu-suite.tar.gz (everything) and OUTDIR/summary.txt
+# (the short tables, also printed at the end). A caller that can take back
+# only a few files gets everything from the tarball.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUTDIR=${1:-${OUT:-/tmp/ls-bench-h100}}
-RES=$(mktemp -d /tmp/h100-results.XXXXXX)
-BUILD=${BUILD:-/tmp/build-h100}
+OUTDIR=${1:-${OUT:-/tmp/ls-bench-gpu-suite}}
+RES=$(mktemp -d /tmp/bench-gpu-suite.XXXXXX)
+BUILD=${BUILD:-/tmp/build-bench-gpu-suite}
 JOBS=${JOBS:-$(nproc)}
 # seed000 (ge-* only) is a subset of cudatable and is off by default.
 STEPS=${STEPS:-"machine metrics roofline peers seed003 seed002 cudatable opencl"}
 mkdir -p "$OUTDIR"
 START=$(date +%s)
-log() { echo "[bench-h100 +$(( $(date +%s) - START ))s] $*" | tee -a "$RES/log.txt"; }
+log() { echo "[bench-gpu-suite +$(( $(date +%s) - START ))s] $*" | tee -a "$RES/log.txt"; }
 
 # ------------------------------------------------------------------ deps
 # OpenBLAS/LAPACKE from carried .debs when the machine lacks them (the CPU
@@ -64,7 +70,7 @@ if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DLS_WITH_CUDA=ON \
    ! cmake --build "$BUILD" -j "$JOBS" >>"$RES/build.txt" 2>&1; then
   log "BUILD FAILED (tail of build.txt follows)"
   tail -40 "$RES/build.txt" | tee -a "$RES/log.txt"
-  tar -C "$RES" -czf "$OUTDIR/h100-results.tar.gz" . && cp "$RES/log.txt" "$OUTDIR/summary.txt"
+  tar -C "$RES" -czf "$OUTDIR/bench-gpu-suite.tar.gz" . && cp "$RES/log.txt" "$OUTDIR/summary.txt"
   exit 1
 fi
 LS="$BUILD/bin/linsolve"
@@ -100,7 +106,7 @@ if want metrics; then
   step metrics_fp32 20 "$LS" metrics --backend cuda --precision single --n 4096 \
     --cgma-sizes 50 --breakdown-sizes 500 --gemm-sizes 2048,4096
 fi
-# Seed 000's roofline: ceilings, intensity sweep 1..50000, methods placed.
+# The roofline of Li (2025): ceilings, intensity sweep 1..50000, methods placed.
 if want roofline; then
   step roofline_fp32 40 "$LS" roofline --backend cuda --precision single --n 4096 \
     --method-n 2048 --dir "$RES/roofline_fp32"
@@ -113,26 +119,27 @@ if want peers; then
     --precision double,single --repeat 2 --rotate 2 --time-limit 35 --baseline-time-limit 3 \
     --format csv
 fi
-# Seed 000's table: naive / blocked / coalesced GE, n = 512 .. 8192.
+# Li (2025)'s table: Gaussian elimination naive / blocked / coalesced, n = 512 .. 8192.
 if want seed000; then
   step seed000 130 "$LS" bench --backends cuda --methods ge-naive,ge-blocked,ge-coalesced \
     --sizes 512,1024,2048,4096,8192 --precision single,double --repeat 3 --time-limit 12 \
     --baseline-time-limit 3 --no-peers --format csv
 fi
-# Seed 003's with/without-transfer table: gj1, gj2, n = 1000 .. 10000, float.
+# Quispe Ccapacca's Gauss-Jordan tables, with and without transfers: gj1, gj2,
+# n = 1000 .. 10000, float.
 if want seed003; then
   step seed003 130 "$LS" bench --backends cuda --methods gj1,gj2 \
     --sizes 1000,2000,3000,4000,5000,6000,7000,8000,10000 --precision single --repeat 2 \
     --rotate 1 --time-limit 10 --baseline-time-limit 3 --no-peers --format csv
 fi
-# Seed 002's lu-seed table (its times; CGMA and breakdown are in metrics).
+# Pattam's unblocked LU (lu-seed) times; its CGMA and breakdown are in metrics.
 if want seed002; then
   step seed002 30 "$LS" bench --backends cuda --methods lu-seed \
     --sizes 50,80,100,200,500,1000,2048,4096 --precision double --repeat 3 --time-limit 8 \
     --no-peers --format csv
 fi
 
-# Issue 3's first timing table: every CUDA method, FP32 and FP64, n = 1024..8192
+# Every CUDA method, FP32 and FP64, n = 512..8192
 # (bicgstab on a diagonally dominant matrix; it is judged by its residual).
 if want cudatable; then
   step cudatable 200 "$LS" bench --backends cuda \
@@ -190,7 +197,7 @@ done
 
 # ------------------------------------------------------------------ summary
 {
-  echo "# bench-h100 summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - START )) s)"
+  echo "# bench-gpu-suite summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - START )) s)"
   for f in machine metrics_fp64 roofline_fp32 roofline_fp64 peers seed000 seed003 seed002 \
            cudatable opencl metrics_fp32; do
     [ -f "$RES/$f.txt" ] || continue
@@ -204,6 +211,6 @@ cp "$RES/summary.txt" "$OUTDIR/summary.txt"
 for d in roofline_fp32 roofline_fp64; do
   [ -s "$RES/$d/roofline.png" ] && cp "$RES/$d/roofline.png" "$OUTDIR/$d.png"
 done
-tar -C "$RES" -czf "$OUTDIR/h100-results.tar.gz" .
-log "done: $OUTDIR/h100-results.tar.gz, $OUTDIR/summary.txt"
+tar -C "$RES" -czf "$OUTDIR/bench-gpu-suite.tar.gz" .
+log "done: $OUTDIR/bench-gpu-suite.tar.gz, $OUTDIR/summary.txt"
 tail -c 9000 "$RES/summary.txt"
