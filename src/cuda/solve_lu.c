@@ -21,7 +21,8 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
 
     if (job->pivot == LS_PIVOT_NONE)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
-                        "method lu always pivots; --pivot none is for the seed methods");
+                        "method lu always pivots; --pivot none is for ge-naive, ge-blocked, "
+                        "ge-coalesced, gj1, gj2 and lu-seed");
     LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)n, es, err, errlen));
     LSC_TRY(lsc_need_add(&need, (size_t)n * (size_t)nrhs, es, err, errlen));
     LSC_TRY(lsc_need_add(&need, (size_t)n + 1, sizeof(int), err, errlen));

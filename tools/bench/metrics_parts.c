@@ -51,7 +51,8 @@ int ls_metrics_occupancy(ls_out *o, ls_context *ctx, const ls_metrics_opts *m)
         return st == LS_EUNSUPPORTED ? 0 : 1;
     }
     char title[128];
-    snprintf(title, sizeof title, "occupancy (seed 001 (2.2)-(2.8) vs CUDA), %s, n=%d",
+    snprintf(title, sizeof title,
+             "occupancy (Panchatcharam, Sundar & Klar 2013, (2.2)-(2.8), vs CUDA), %s, n=%d",
              ls_precision_name(m->prec), m->n);
     int widths[13];
     for (int i = 0; i < 13; i++)
@@ -114,7 +115,10 @@ int ls_metrics_transactions(ls_out *o, ls_context *ctx, const ls_metrics_opts *m
                 return bad;
             }
             if (!shown++)
-                ls_out_table(o, "seed 001 transactions / volume / beta vs measured", 9, cols, w);
+                ls_out_table(o,
+                             "transactions / volume / beta vs measured (Panchatcharam, "
+                             "Sundar & Klar 2013)",
+                             9, cols, w);
             ls_model_xfer x;
             if (kind < 2)
                 ls_model_gemm(m->gemm[i], p, es, &x);
@@ -141,7 +145,8 @@ int ls_metrics_cgma(ls_out *o, const ls_metrics_opts *m)
     static const char *const cols[] = {"N", "CGMA(ideal)", "CGMA(model)", "threads(seed swaps)",
                                        "threads(actual swaps)", "swaps", "peak_threads"};
     static const int w[] = {6, 11, 11, 19, 21, 6, 12};
-    ls_out_table(o, "lu-seed CGMA and thread counts (seed 002)", 7, cols, w);
+    ls_out_table(o, "lu-seed CGMA and thread counts (Pattam, CUDA LU Factorization Solver)", 7,
+                 cols, w);
     int bad = 0;
     for (int i = 0; i < m->ncgma; i++) {
         int n = m->cgma[i];
@@ -214,7 +219,8 @@ int ls_metrics_breakdown(ls_out *o, ls_context *ctx, const ls_metrics_opts *m)
         ls_out_note(o, "lu-seed is not available on %s: breakdown uses the backend's auto method",
                     ls_backend_name(ls_context_backend(ctx)));
     }
-    ls_out_table(o, "timing breakdown read / factor / solve (seed 002)", 13, cols, w);
+    ls_out_table(o, "timing breakdown read / factor / solve (Pattam, CUDA LU Factorization Solver)",
+                 13, cols, w);
     ls_bench_opts b;
     ls_bench_opts_init(&b);
     b.repeat = m->repeat;

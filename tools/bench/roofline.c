@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
     fputs("usage: linsolve roofline [options]\n"
           "  --backend auto|cpu|cuda|opencl (default auto)\n"
-          "  --precision single|double      (default single, as seed 000)\n"
+          "  --precision single|double      (default single, as Li 2025)\n"
           "  --n N            intensity-sweep matrix order (default 4096 on cuda, 256 else)\n"
           "  --max-loop L     last loop count of the sweep (default 50000 on cuda, 200 else)\n"
           "  --methods LIST   methods to place (default: every supported one)\n"
@@ -96,7 +96,8 @@ static int write_gp(const char *dir, int have_png, double bw, double peak, doubl
         return st;
     FILE *g = gp.f;
     fprintf(g,
-            "# Roofline: measured ceilings, seed 000's intensity sweep and the methods.\n"
+            "# Roofline: measured ceilings, the intensity sweep of Li (2025), Gaussian\n"
+            "# Elimination on GPU, with Naive and Optimization Approaches, and the methods.\n"
             "# Run from this folder: gnuplot roofline.gp\n"
             "set terminal %s size 1000,700\n"
             "set output 'roofline.%s'\n"
@@ -270,7 +271,7 @@ int ls_cmd_roofline(int argc, char **argv)
     /* Seed 000's intensity sweep. */
     static const char *const scols[] = {"loop", "n", "intensity", "GFLOP/s", "GB/s", "time(s)"};
     static const int sw[] = {6, 6, 10, 10, 9, 11};
-    ls_out_table(&o, "intensity sweep (seed 000)", 6, scols, sw);
+    ls_out_table(&o, "intensity sweep (Li 2025, Gaussian elimination on GPU)", 6, scols, sw);
     fprintf(sweep, "loop,n,intensity,gflops,gbps,seconds\n");
     double best = 0, knee = 0;
     double sweep_i[NLOOPS], sweep_g[NLOOPS];
