@@ -99,7 +99,16 @@ typedef enum ls_pivot {
 
 /* name, description (GVL: Golub & Van Loan, Matrix Computations, 4th ed.;
  * Higham: Accuracy and Stability of Numerical Algorithms, 2nd ed.). Order is
- * ABI. Each method's facts are its row in src/core/methods.c. */
+ * ABI. Each method's facts are its row in src/core/methods.c. The GPU
+ * variants follow published descriptions (full citations in
+ * docs/references.md): ge-naive, ge-blocked, ge-coalesced: C. Li, "Gaussian
+ * Elimination on GPU, with Naive and Optimization Approaches" (VUB, 2025);
+ * lu-seed: P. Pattam, "CUDA LU Factorization Solver"; gj1, gj2 on the GPUs:
+ * the two models of E. Quispe Ccapacca, "Paralelizacion sobre GPU del
+ * Algoritmo de Eliminacion de Gauss-Jordan"; ge-local, ge-image, ge-buffer:
+ * TendTo, "Linear-System-Solver" (OpenCL Gaussian elimination); bicgstab on
+ * CUDA: M. Panchatcharam, S. Sundar, A. Klar, "GPU metrics for a linear
+ * solver" (2013), Algorithm 2. */
 #define LS_METHOD_MAP(X)                                                                    \
     X(AUTO, "auto", "best available method for the backend")                                \
     X(GE, "ge", "Gaussian elimination, partial pivoting, back substitution (GVL 3.4.1)")    \
