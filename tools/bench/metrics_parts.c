@@ -181,8 +181,8 @@ int ls_metrics_cgma(ls_out *o, const ls_metrics_opts *m)
     return bad;
 }
 
-/* Time reading a generated matrix back from a Matrix Market file: seed
- * 002's "I/O time". */
+/* Time reading a generated matrix back from a Matrix Market file: Pattam's
+ * "I/O time" (docs/references.md). */
 static double time_read(int n, char *why, size_t len)
 {
     char path[64];

@@ -1,6 +1,6 @@
 /*
  * linsolve roofline: measures the ceilings (device copy bandwidth, FMA
- * throughput with dedicated kernels), runs seed 000's intensity sweep
+ * throughput with dedicated kernels), runs Li (2025)'s intensity sweep
  * (loop counts 1 ... 50000) to trace the measured roofline and its ridge
  * point, and places each solver method on it (model flops and bytes vs
  * measured time). Writes CSV files and a gnuplot script, and a PNG when
@@ -268,7 +268,7 @@ int ls_cmd_roofline(int argc, char **argv)
         ls_out_row(&o, c);
     }
 
-    /* Seed 000's intensity sweep. */
+    /* The intensity sweep of Li (2025), docs/references.md. */
     static const char *const scols[] = {"loop", "n", "intensity", "GFLOP/s", "GB/s", "time(s)"};
     static const int sw[] = {6, 6, 10, 10, 9, 11};
     ls_out_table(&o, "intensity sweep (Li 2025, Gaussian elimination on GPU)", 6, scols, sw);
@@ -320,7 +320,9 @@ int ls_cmd_roofline(int argc, char **argv)
         if (!wanted || ls_context_supports(ctx, (ls_method)m, r.prec) != 0)
             continue;
         if (m == LS_METHOD_GE && r.method_n > 1024)
-            continue; /* sequential seed-style ge: minutes at large n, and not a device method */
+            /* sequential ge (Li 2025's Algorithm 1): minutes at large n, and not a
+             * device method */
+            continue;
         ls_bench_result res;
         if (ls_bench_case(ctx, (ls_method)m, r.prec, r.method_n, 1, &r.methods, &res) != 0)
             break;
