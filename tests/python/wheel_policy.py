@@ -8,6 +8,12 @@ policy allows from the system (auditwheel's own policy table: libc, libm,
 libstdc++, ...) and the dynamic loader, or (c) the CUDA libraries the cuda13 extra declares
 (linsolve/_cuda_libs.py's LIBRARIES) and the GPU driver, which only the CUDA
 plugin may need. No CUDA library may have been grafted into the wheel.
+
+The manylinux tag is the newest glibc symbol version that any object asks for.
+Each line names that version for its object, with the symbols that need the
+newest one in the wheel. Our own objects (linsolve/) may not need a newer
+glibc than every grafted library (linsolve.libs/) does: such a symbol alone
+would raise the tag, and cmake/wheel_glibc_symver.h should bind it older.
 Prints one line per shared object; exit status = the number of violations.
 """
 import io
@@ -20,6 +26,7 @@ import zipfile
 import auditwheel
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
 
 DRIVER = {"libcuda.so.1"}
 NOT_GRAFTED = re.compile(r"^lib(cuda|cudart|cublas|cublasLt|cusolver|cusparse|nvJitLink|cudss)[-.]")
@@ -31,6 +38,33 @@ def needed(data):
         if isinstance(section, DynamicSection):
             return [t.needed for t in section.iter_tags() if t.entry.d_tag == "DT_NEEDED"]
     return []
+
+
+def glibc_needs(data):
+    """{symbol: (2, minor[, patch])}: the glibc version each imported symbol is bound to."""
+    elf = ELFFile(io.BytesIO(data))
+    names = {}
+    for section in elf.iter_sections():
+        if isinstance(section, GNUVerNeedSection):
+            for _, auxs in section.iter_versions():
+                for aux in auxs:
+                    names[aux.entry.vna_other] = aux.name
+    versym, dynsym = elf.get_section_by_name(".gnu.version"), elf.get_section_by_name(".dynsym")
+    out = {}
+    if versym is None or dynsym is None:
+        return out
+    for i, sym in enumerate(dynsym.iter_symbols()):
+        ndx = versym.get_symbol(i)["ndx"]
+        if sym["st_shndx"] != "SHN_UNDEF" or not isinstance(ndx, int):
+            continue
+        v = names.get(ndx & 0x7FFF, "")  # bit 15: a hidden version
+        if v.startswith("GLIBC_2."):
+            out[sym.name] = tuple(int(x) for x in v[len("GLIBC_"):].split("."))
+    return out
+
+
+def newest(needs):
+    return max(needs.values(), default=(2, 0))
 
 
 def declared_cuda(z):
@@ -52,6 +86,7 @@ def main(path):
     # and the dynamic loader, which auditwheel allows as every program's interpreter
     allowed = set(policy["lib_whitelist"]) | {"ld-linux-x86-64.so.2"}
     bad = 0
+    glibc = {}
     with zipfile.ZipFile(path) as z:
         names = [n for n in z.namelist() if re.search(r"\.so(\.|$)", os.path.basename(n))]
         carried = {os.path.basename(n) for n in names}
@@ -69,10 +104,29 @@ def main(path):
                 wrong, declared = outside, []
             state = "ok" if not wrong else "external, not allowed: " + ", ".join(wrong)
             extra = f" (from NVIDIA's wheels: {', '.join(declared)})" if declared else ""
-            print(f"  {n}: {state}{extra}")
+            glibc[n] = glibc_needs(z.read(n))
+            print(f"  {n}: {state}{extra}; glibc {'.'.join(map(str, newest(glibc[n])))}")
             bad += len(wrong)
+    bad += glibc_report(glibc)
     print(f"wheel_policy: {tag.group(1)}, {len(names)} shared objects, {bad} violation(s)")
     return bad
+
+
+def glibc_report(glibc):
+    """Which objects set the tag's glibc; 1 if one of ours alone sets it, else 0."""
+    top = max((newest(v) for v in glibc.values()), default=(2, 0))
+    for n, needs in sorted(glibc.items()):
+        at_top = sorted(s for s, v in needs.items() if v == top)
+        if at_top:
+            print(f"  glibc {'.'.join(map(str, top))} for {n}: {', '.join(at_top)}")
+    grafted = [newest(v) for n, v in glibc.items() if not n.startswith("linsolve/")]
+    ours = {n: newest(v) for n, v in glibc.items() if n.startswith("linsolve/")}
+    ceiling = max(grafted, default=(2, 0))
+    above = sorted(n for n, v in ours.items() if v > ceiling)
+    for n in above:
+        print(f"  {n} needs a newer glibc than every grafted library"
+              f" ({'.'.join(map(str, ceiling))}): bind it older in cmake/wheel_glibc_symver.h")
+    return 1 if above else 0
 
 
 if __name__ == "__main__":
