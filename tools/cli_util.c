@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/knobs.h"
 
 ls_cli_outcome ls_cli_outcome_of(int status, int reading)
 {
@@ -236,8 +237,7 @@ void ls_cli_set_verbose(void) { setenv("LS_DEBUG", "1", 1); }
 
 static int debugging(void)
 {
-    const char *v = getenv("LS_DEBUG");
-    return v && *v && strcmp(v, "0") != 0;
+    return ls_knob_int(LS_KNOB_DEBUG) != 0; /* a LIVE knob: --verbose sets it */
 }
 
 const char *ls_cli_message(const char *msg, char *buf, size_t len)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "core/knobs.h"
 
 static void info_help(FILE *out)
 {
@@ -11,7 +12,10 @@ static void info_help(FILE *out)
             "\n"
             "Print the library version, every backend with its platforms, devices and\n"
             "properties, and the method table: which methods run in which precision\n"
-            "(d = double, s = single) on each backend of this machine.\n"
+            "(d = double, s = single) on each backend of this machine, then every\n"
+            "environment variable linsolve reads (docs/tuning.md): its value, where the\n"
+            "value came from (env, default, or rejected: set but not accepted, so the\n"
+            "default) and its default.\n"
             "Lines 'backend NAME: available: DEVICE' / 'backend NAME: unavailable: WHY'\n"
             "are stable for scripts. --verbose (or LS_DEBUG=1) adds where in the source\n"
             "each reason was found.\n");
@@ -35,6 +39,30 @@ static int print_library_info(void)
     free(plain);
     free(text);
     return st;
+}
+
+/* The knob registry (core/knob_table.h): one line per variable, the value
+ * last because a path may be long. */
+static void print_knobs(void)
+{
+    static const char *const from[] = {"default", "env", "rejected"};
+    printf("\nEnvironment (docs/tuning.md; 'rejected': set, not accepted, so the default):\n");
+    printf("  %-26s %-9s %-10s %-8s %s\n", "variable", "category", "from", "default", "value");
+    for (int id = 0; id < LS_KNOB_COUNT_; ++id) {
+        const ls_knob_def *d = ls_knob_describe((ls_knob_id)id);
+        const char *raw = NULL;
+        ls_knob_source src = ls_knob_read((ls_knob_id)id, NULL, &raw);
+        char value[LS_KNOB_STRING_MAX], def[64], range[128];
+        ls_knob_value_text((ls_knob_id)id, value, sizeof value);
+        ls_knob_default_text((ls_knob_id)id, def, sizeof def);
+        printf("  %-26s %-9s %-10s %-8s %s", d->name, ls_knob_category_name(d->category),
+               from[src], def, value);
+        if (src == LS_KNOB_REJECTED) {
+            ls_knob_range_text((ls_knob_id)id, range, sizeof range);
+            printf(" (%s=%s not accepted: %s)", d->name, raw ? raw : "", range);
+        }
+        printf("\n");
+    }
 }
 
 int ls_cmd_info(int argc, char **argv)
@@ -101,5 +129,6 @@ int ls_cmd_info(int argc, char **argv)
         if (ctx[b])
             ls_context_destroy(ctx[b]);
     }
+    print_knobs();
     return LS_EXIT_OK;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/knobs.h"
 
 static void print_help(FILE *out)
 {
@@ -38,7 +39,7 @@ static void print_help(FILE *out)
  * policy, run again with the passive one. */
 static void prefer_passive_openmp(char **argv)
 {
-    if (getenv("OMP_WAIT_POLICY") || getenv("LS_NO_REEXEC"))
+    if (getenv("OMP_WAIT_POLICY") || ls_knob_int(LS_KNOB_NO_REEXEC))
         return;
     if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0 || setenv("LS_NO_REEXEC", "1", 1) != 0)
         return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "knobs.h"
 #include "methods.h"
 #include "util.h"
 
@@ -78,7 +79,7 @@ int ls_plugin_load(ls_backend_kind kind, ls_plugin_open_fn *open_fn, ls_plugin_i
         return LS_FAIL(err, errlen, LS_EINTERNAL, "backend %s is not a plugin", name);
     snprintf(file, sizeof file, "liblinsolve_%s.so", name);
     void *h = NULL;
-    const char *env = getenv("LS_PLUGIN_DIR");
+    const char *env = ls_knob_str(LS_KNOB_PLUGIN_DIR);
     const char *dirs[2] = {env, NULL};
     if (self_dir(dir, sizeof dir) == 0)
         dirs[1] = dir;

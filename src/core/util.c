@@ -1,5 +1,6 @@
 #include "util.h"
 #include "tool_api.h"
+#include "knobs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -93,15 +94,7 @@ static atomic_int fault_fired;
 
 static long long fault_read_env(void)
 {
-    const char *env = getenv("LS_FAULT_ALLOC");
-    long long n = 0;
-    if (env && *env) {
-        char *end = NULL;
-        errno = 0;
-        n = strtoll(env, &end, 10);
-        if (errno || !end || *end || n < 0)
-            n = 0;
-    }
+    long long n = ls_knob_int(LS_KNOB_FAULT_ALLOC); /* 0 when unset or not a count */
     atomic_store(&fault_target, n);
     return n;
 }

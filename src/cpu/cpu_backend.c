@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "core/backend.h"
+#include "core/knobs.h"
 #include "core/methods.h"
 #include "core/util.h"
 #include "cpu.h"
@@ -141,8 +142,7 @@ static int run_lapack(const ls_job *job, ls_report *rep, char *err, size_t errle
 static int own_getrf_wanted(void)
 {
 #ifdef LS_HAVE_LAPACKE
-    const char *e = getenv("LS_CPU_GETRF");
-    return e && !strcmp(e, "lu");
+    return ls_knob_is(LS_KNOB_CPU_GETRF, "lu");
 #else
     return 1;
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/knobs.h"
 #include "dist_internal.h"
 
 #define LS_REAL_IMPL "pgetrf_impl.h"

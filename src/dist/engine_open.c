@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/knobs.h"
 #include "cuda/dist_cuda.h"
 #include "dist_internal.h"
 
@@ -25,7 +26,7 @@ void *ls_dist_cuda_plugin(char *err, size_t len)
     if (handle)
         return handle;
     char path[4096], tried[1024] = "";
-    const char *dirs[2] = {getenv("LS_PLUGIN_DIR"), NULL};
+    const char *dirs[2] = {ls_knob_str(LS_KNOB_PLUGIN_DIR), NULL};
     Dl_info info;
     char self[3072] = "";
     if (dladdr((void *)&ls_dist_cuda_plugin, &info) && info.dli_fname) {
@@ -81,11 +82,10 @@ static int open_cuda(ls_grid *g, int device, ls_dist_engine **out)
         return ls_dist_fail(g, LS_EUNAVAIL, "%s has no ls_dist_cuda_open", DIST_CUDA_FILE);
     if (device < 0)
         device = -1 - local_rank(g); /* the plugin takes it modulo the host's devices */
-    const char *tr = getenv("LS_DIST_TRANSPORT");
     int transport = LS_DIST_TRANSPORT_AUTO;
-    if (tr && strcmp(tr, "nccl") == 0)
+    if (ls_knob_is(LS_KNOB_DIST_TRANSPORT, "nccl"))
         transport = LS_DIST_TRANSPORT_NCCL;
-    else if (tr && strcmp(tr, "mpi") == 0)
+    else if (ls_knob_is(LS_KNOB_DIST_TRANSPORT, "mpi"))
         transport = LS_DIST_TRANSPORT_MPI;
     int st = open_fn(LS_DIST_CUDA_ABI, device, g->comm, g->row_comm, g->col_comm, transport, out,
                      err, sizeof err);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/knobs.h"
 #include "dist_internal.h"
 
 int ls_dist_count(int g, int nb, int p, int src, int np)
@@ -44,8 +45,7 @@ int ls_dist_fail(ls_grid *g, int status, const char *fmt, ...)
 
 void *ls_dist_malloc(const ls_grid *g, size_t bytes)
 {
-    const char *env = getenv("LS_DIST_FAULT_ALLOC");
-    if (env && *env && atoi(env) == g->rank)
+    if (ls_knob_int(LS_KNOB_DIST_FAULT_ALLOC) == g->rank) /* -1 when unset */
         return NULL;
     return malloc(bytes ? bytes : 1);
 }

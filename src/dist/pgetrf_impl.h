@@ -264,8 +264,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
     const int r_end = ls_dist_count(ia0 + m, nb, myr, rsrc, np);
     const int c_begin = ls_dist_count(ja0, nb, myc, csrc, nq);
     const int c_end = ls_dist_count(ja0 + n, nb, myc, csrc, nq);
-    const char *la = getenv("LS_DIST_LOOKAHEAD");
-    const int lookahead = !(la && la[0] == '0');
+    const int lookahead = ls_knob_int(LS_KNOB_DIST_LOOKAHEAD) != 0;
     int info = 0, st = 0, cur = 0, ready = 0; /* ready: panel j0 factored and sent */
     ls_dist_req req = {MPI_REQUEST_NULL, NULL, 0};
     MPI_Datatype rt;

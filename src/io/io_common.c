@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/knobs.h"
 #include "core/tool_api.h"
 #include "core/util.h"
 
@@ -20,16 +21,11 @@
 
 long long ls_io_max_elements(void)
 {
-    /* Read each time, not cached: no global mutable state, and tests can
-     * lower the cap with setenv between calls. */
-    const char *env = getenv("LS_MAX_ELEMENTS");
-    if (env && *env) {
-        char *end = NULL;
-        errno = 0;
-        long long v = strtoll(env, &end, 10);
-        if (errno == 0 && end && *end == '\0' && v > 0)
-            return v;
-    }
+    /* A LIVE knob, read each time: tests lower the cap with setenv
+     * between calls. 0 when unset or not a positive count. */
+    long long v = ls_knob_int(LS_KNOB_MAX_ELEMENTS);
+    if (v > 0)
+        return v;
     /* A dense matrix read for solving may use at most half the host memory
      * (ls_solve needs a working copy too): a header may not claim more. */
     double mem = ls_host_memory_bytes();

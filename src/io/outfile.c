@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/knobs.h"
 #include "core/tool_api.h"
 #include "core/util.h"
 
@@ -56,13 +57,7 @@ struct ls_outfile {
  * at open, not cached across files, so a test can change it between calls. */
 static long long fault_index(void)
 {
-    const char *env = getenv("LS_FAULT_WRITE");
-    if (!env || !*env)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(env, &end, 10);
-    return errno == 0 && end && *end == '\0' && v > 0 ? v : 0;
+    return ls_knob_int(LS_KNOB_FAULT_WRITE); /* a LIVE knob; 0 when unset or not a count */
 }
 
 static ssize_t cookie_write(void *cookie, const char *buf, size_t n)

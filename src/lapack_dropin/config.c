@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/knobs.h"
 #include "dropin.h"
 
 enum { CTX_UNTRIED, CTX_READY, CTX_FAILED };
@@ -100,46 +101,29 @@ void lsl_warn_once(int key, const char *fmt, ...)
     (void)w;
 }
 
-/* A non-negative integer, or -1. */
-static int env_int(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return -1;
-    char *end;
-    long x = strtol(v, &end, 10);
-    return (*end || x < 0 || x > 1 << 30) ? -1 : (int)x;
-}
+_Static_assert(LSL_DEFAULT_MIN_N == LS_KNOB_DEFAULT_LAPACK_MIN_N,
+               "the knob's default (core/knob_table.h) is this measured crossover");
 
 static void read_config(void)
 {
     config.mode = LSL_PATH_AUTO;
-    config.min_n = LSL_DEFAULT_MIN_N;
-    config.verbose = env_int("LS_LAPACK_VERBOSE") > 0;
-    config.trace = env_int("LS_LAPACK_TRACE") > 0;
-    int min_n = env_int("LS_LAPACK_MIN_N");
-    if (min_n >= 0)
-        config.min_n = min_n;
-    else if (getenv("LS_LAPACK_MIN_N"))
+    config.verbose = ls_knob_int(LS_KNOB_LAPACK_VERBOSE) > 0;
+    config.trace = ls_knob_int(LS_KNOB_LAPACK_TRACE) > 0;
+    config.min_n = (int)ls_knob_int(LS_KNOB_LAPACK_MIN_N); /* LSL_DEFAULT_MIN_N unless set */
+    if (ls_knob_source_of(LS_KNOB_LAPACK_MIN_N) == LS_KNOB_REJECTED)
         fprintf(stderr, "liblinsolve_lapack: LS_LAPACK_MIN_N=%s is not a count: using %d\n",
-                getenv("LS_LAPACK_MIN_N"), config.min_n);
-    const char *b = getenv("LS_LAPACK_BACKEND");
-    if (b && *b) {
-        static const lsl_path modes[] = {LSL_PATH_SYSTEM, LSL_PATH_CPU, LSL_PATH_CUDA,
-                                         LSL_PATH_OPENCL, LSL_PATH_AUTO};
-        int found = 0;
-        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-            if (strcmp(b, lsl_path_name(modes[i])) == 0) {
-                config.mode = modes[i];
-                found = 1;
-            }
-        /* a typo should not silently leave the program on another path */
-        if (!found)
-            fprintf(stderr,
-                    "liblinsolve_lapack: LS_LAPACK_BACKEND=%s is not one of "
-                    "cpu|cuda|opencl|system|auto: using auto\n",
-                    b);
-    }
+                ls_knob_raw(LS_KNOB_LAPACK_MIN_N), config.min_n);
+    static const lsl_path modes[] = {LSL_PATH_SYSTEM, LSL_PATH_CPU, LSL_PATH_CUDA,
+                                     LSL_PATH_OPENCL, LSL_PATH_AUTO};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (ls_knob_is(LS_KNOB_LAPACK_BACKEND, lsl_path_name(modes[i])))
+            config.mode = modes[i];
+    /* a typo should not silently leave the program on another path */
+    if (ls_knob_source_of(LS_KNOB_LAPACK_BACKEND) == LS_KNOB_REJECTED)
+        fprintf(stderr,
+                "liblinsolve_lapack: LS_LAPACK_BACKEND=%s is not one of "
+                "cpu|cuda|opencl|system|auto: using auto\n",
+                ls_knob_raw(LS_KNOB_LAPACK_BACKEND));
 }
 
 const lsl_config *lsl_config_get(void)

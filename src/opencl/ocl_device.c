@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "ocl_internal.h"
 
 #define OCL_MAX_PLATFORMS 16
@@ -125,13 +126,15 @@ static cl_int query_properties(ocl_ctx *c)
 static int pick_index(const ocl_device_list *list, int requested, char *err, size_t errlen,
                       int *index)
 {
-    const char *env = getenv("LS_OPENCL_DEVICE");
-    if (env && *env) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (*end != '\0' || v < 0 || v >= list->count)
+    /* a LIVE knob (tests change it between contexts); a value that is not
+     * an index fails here rather than falling back to the default */
+    long long v = -1;
+    const char *env = NULL;
+    ls_knob_source from = ls_knob_read(LS_KNOB_OPENCL_DEVICE, &v, &env);
+    if (from != LS_KNOB_UNSET) {
+        if (from == LS_KNOB_REJECTED || v >= list->count)
             return OCL_FAIL(LS_EUNAVAIL, "LS_OPENCL_DEVICE=%s is not a device index in [0, %d)",
-                            env, list->count);
+                            env ? env : "?", list->count);
         *index = (int)v;
         return 0;
     }

@@ -2,14 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "ocl_internal.h"
 
 /* LS_OPENCL_TIMING=wall: clFinish + wall clock even on a device that
  * profiles, to compare the two methods on one device (measurements only). */
 static int wall_forced(void)
 {
-    const char *env = getenv("LS_OPENCL_TIMING");
-    return env && strcmp(env, "wall") == 0;
+    return ls_knob_is(LS_KNOB_OPENCL_TIMING, "wall");
 }
 
 static int device_profiles(cl_device_id d)

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../core/knobs.h"
 #include "dropin.h"
 
 /* Set while this thread is inside a call routed to the system ScaLAPACK:
@@ -34,16 +35,16 @@ typedef struct lss_config {
 static lss_config read_config(void)
 {
     lss_config c = {BACKEND_LINSOLVE, TRACE_OFF};
-    const char *b = getenv("LS_SCALAPACK_BACKEND");
-    if (b && (!strcmp(b, "system") || !strcmp(b, "scalapack")))
+    if (ls_knob_is(LS_KNOB_SCALAPACK_BACKEND, "system") ||
+        ls_knob_is(LS_KNOB_SCALAPACK_BACKEND, "scalapack"))
         c.backend = BACKEND_SYSTEM;
-    else if (b && *b && strcmp(b, "linsolve") && strcmp(b, "auto"))
+    else if (ls_knob_source_of(LS_KNOB_SCALAPACK_BACKEND) == LS_KNOB_REJECTED)
         fprintf(stderr, "liblinsolve_scalapack: LS_SCALAPACK_BACKEND=%s is not one of "
-                        "linsolve, system: using linsolve\n", b);
-    const char *t = getenv("LS_SCALAPACK_TRACE");
-    if (t && !strcmp(t, "all"))
+                        "linsolve, system: using linsolve\n",
+                ls_knob_raw(LS_KNOB_SCALAPACK_BACKEND));
+    if (ls_knob_is(LS_KNOB_SCALAPACK_TRACE, "all"))
         c.trace = TRACE_ALL;
-    else if (t && *t && strcmp(t, "0"))
+    else if (ls_knob_is(LS_KNOB_SCALAPACK_TRACE, "1"))
         c.trace = TRACE_ROOT;
     return c;
 }
