@@ -11,6 +11,7 @@
  * sides too; otherwise getrf then getrs, the latter skipping systems whose
  * info is nonzero so that their B is kept. Host arrays are copied to the
  * device, solved there and copied back. */
+#include "core/knobs.h"
 #include "batched_cuda.h"
 
 #include <stdint.h>

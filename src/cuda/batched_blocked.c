@@ -3,6 +3,7 @@
  * where a block per whole matrix leaves the SMs short of warps (or the
  * matrix does not fit shared memory) and cuBLAS's getrfBatched runs at
  * about 1 TFLOP/s. */
+#include "core/knobs.h"
 #include "batched_cuda.h"
 
 #include <stdlib.h>

@@ -2,8 +2,7 @@
  * there for double and float. */
 int FN(lsc_bblk_width)(int n, size_t optin)
 {
-    const char *e = getenv("LS_CUDA_BATCHED_JB"); /* measurements only */
-    int want = e ? atoi(e) : 0;
+    int want = (int)ls_knob_int(LS_KNOB_CUDA_BATCHED_JB); /* measurements only; 0: unset */
     if ((want == 8 || want == 16 || want == 32) && FN(lsk_bblk_panel_bytes)(n, want) <= optin)
         return want;
     /* The widest that fits: fewer passes of row moves and GEMM over the

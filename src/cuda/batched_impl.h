@@ -27,9 +27,8 @@ static int FN(factor_path)(int n, size_t optin)
     int can[4] = {n <= LSK_BWARP_MAXN,
                   n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
                   FN(lsc_bblk_width)(n, optin) > 0, 1};
-    const char *e = getenv("LS_CUDA_BATCHED_PATH");
-    for (int p = 0; e && p < 4; p++)
-        if (!strcmp(e, PATH_NAMES[p]) && can[p])
+    for (int p = 0; p < 4; p++)
+        if (ls_knob_is(LS_KNOB_CUDA_BATCHED_PATH, PATH_NAMES[p]) && can[p])
             return p;
     if (can[PATH_WARP])
         return PATH_WARP;

@@ -13,12 +13,12 @@
  * The failing call is not made, as a real failure would not have done its
  * work. Releases (cudaFree*, *Destroy) are neither counted nor failed: a
  * cleanup path that cannot release is not something a caller can act on.
- * Both are read from the environment once, at the first checked call; the
- * counters are process-wide, like LS_FAULT_ALLOC's, and exist for tests.
+ * Both are read at the first checked call, from the knob registry (which
+ * reads the environment once, core/knobs.h); the counters are process-wide, like LS_FAULT_ALLOC's, and exist for tests.
  * Unset, a checked call pays one predictable branch on lsc_fault_mode. */
+#include "core/knobs.h"
 #include "cuda_backend.h"
 
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@
 int lsc_fault_mode = -1;
 
 enum { F_DEVICE, F_CUDA, F_KINDS };
-static const char *const fault_env[F_KINDS] = {"LS_FAULT_DEVICE", "LS_FAULT_CUDA"};
+static const ls_knob_id fault_knob[F_KINDS] = {LS_KNOB_FAULT_DEVICE, LS_KNOB_FAULT_CUDA};
 static atomic_llong fault_target[F_KINDS];
 static atomic_llong fault_count[F_KINDS];
 static atomic_int fault_fired[F_KINDS];
@@ -37,24 +37,13 @@ static atomic_int fault_lock; /* the first reader of the environment */
 static _Thread_local int fault_pending = -1;
 static _Thread_local long long fault_pending_n;
 
-static long long env_target(const char *name)
-{
-    const char *env = getenv(name);
-    if (!env || !*env)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long long n = strtoll(env, &end, 10);
-    return errno || !end || *end || n < 0 ? 0 : n;
-}
-
 static void fault_read_env(void)
 {
     int expected = 0;
     if (atomic_compare_exchange_strong(&fault_lock, &expected, 1)) {
         long long any = 0;
         for (int k = 0; k < F_KINDS; k++) {
-            long long t = env_target(fault_env[k]);
+            long long t = ls_knob_int(fault_knob[k]); /* 0 when unset or not a count */
             atomic_store(&fault_target[k], t);
             any |= t;
         }
@@ -101,8 +90,8 @@ const char *lsc_fault_note(void)
     static _Thread_local char note[64];
     if (fault_pending < 0)
         return "";
-    snprintf(note, sizeof note, " (injected: %s=%lld)", fault_env[fault_pending],
-             fault_pending_n);
+    snprintf(note, sizeof note, " (injected: %s=%lld)",
+             ls_knob_describe(fault_knob[fault_pending])->name, fault_pending_n);
     fault_pending = -1;
     return note;
 }

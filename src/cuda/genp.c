@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "cuda_backend.h"
 #include "genp.h"
 #include "k_rbt.h"

@@ -81,8 +81,7 @@ int FN(lsc_genp_lu)(ls_cuda_ctx *c, int n, REAL *A, int lda, int nb, int *d_ipiv
     const REAL one = 1, minus = -1;
     REAL *W = NULL;
     /* LS_CUDA_GENP_TRSM=inverse: the off-diagonal blocks by inverted triangles (a trial) */
-    const char *e = getenv("LS_CUDA_GENP_TRSM");
-    if (nb < n && e && !strcmp(e, "inverse"))
+    if (nb < n && ls_knob_is(LS_KNOB_CUDA_GENP_TRSM, "inverse"))
         LSC_TRY(lsc_tmp_alloc(c, (void **)&W, (2 * (size_t)nb + (size_t)n) * (size_t)nb *
                                                   sizeof(REAL), err, errlen));
     for (int j0 = 0; j0 < n; j0 += nb) {

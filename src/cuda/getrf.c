@@ -4,6 +4,7 @@
  * solved with cuBLAS trsm and the trailing block updated with cuBLAS gemm,
  * then the right half is factored. Leaves run our panel kernels. Pivots and
  * info never leave the device: no host sync. */
+#include "core/knobs.h"
 #include "cuda_backend.h"
 #include "kernels.h"
 #include "lu_small.h"
@@ -30,15 +31,14 @@
  * LS_CUDA_LU_COOP_BLOCKS says so (for measuring the barrier's cost). */
 static int coop_max_blocks(const ls_cuda_ctx *c)
 {
-    const char *cap = getenv("LS_CUDA_LU_COOP_BLOCKS");
-    int sms = c->prop.multiProcessorCount, g = cap ? atoi(cap) : 0;
-    return g > 0 && g < sms ? g : sms;
+    int sms = c->prop.multiProcessorCount;
+    long long g = ls_knob_int(LS_KNOB_CUDA_LU_COOP_BLOCKS); /* 0: unset */
+    return g > 0 && g < sms ? (int)g : sms;
 }
 
 static const char *leaf_choice(void)
 {
-    const char *leaf = getenv("LS_CUDA_LU_LEAF");
-    return leaf ? leaf : "auto";
+    return ls_knob_str(LS_KNOB_CUDA_LU_LEAF); /* "auto" unless set */
 }
 
 /* Dynamic shared memory a push leaf block may take: the opt-in limit less
@@ -59,9 +59,8 @@ static size_t sm_smem_limit(const ls_cuda_ctx *c)
  * says so (for measuring the leaf width against the recursion's calls). */
 static int sm_maxw(void)
 {
-    const char *e = getenv("LS_CUDA_LU_SMW");
-    int w = e ? atoi(e) : 0;
-    return w >= 1 && w < LSK_SM_MAXW ? w : LSK_SM_MAXW;
+    long long w = ls_knob_int(LS_KNOB_CUDA_LU_SMW); /* 0: unset */
+    return w >= 1 && w < LSK_SM_MAXW ? (int)w : LSK_SM_MAXW;
 }
 
 /* Whether the one-SM leaf takes the tallest leaf of m rows at a useful
@@ -80,10 +79,9 @@ static int sm_allowed(void)
 #define LSC_LOOKAHEAD_MIN 1536
 static int use_lookahead(int kmin)
 {
-    const char *d = getenv("LS_CUDA_LU_DRIVER");
-    if (d && !strcmp(d, "recursive"))
+    if (ls_knob_is(LS_KNOB_CUDA_LU_DRIVER, "recursive"))
         return 0;
-    if (d && !strcmp(d, "lookahead"))
+    if (ls_knob_is(LS_KNOB_CUDA_LU_DRIVER, "lookahead"))
         return 1;
     return kmin >= LSC_LOOKAHEAD_MIN;
 }

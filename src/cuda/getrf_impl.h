@@ -338,8 +338,7 @@ int FN(lsc_lookahead_panel_ours)(ls_cuda_ctx *c, int m)
 {
     /* H100: cuSOLVER's panel wins inside the look-ahead (ours: 26.3 vs 20.4
      * ms at n = 4096 FP64); LS_CUDA_LU_PANEL=ours for measuring */
-    const char *p = getenv("LS_CUDA_LU_PANEL");
-    return p && !strcmp(p, "ours") && FN(use_sm)(c, m);
+    return ls_knob_is(LS_KNOB_CUDA_LU_PANEL, "ours") && FN(use_sm)(c, m);
 }
 
 int FN(lsc_getrf_panel)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int *d_ipiv,

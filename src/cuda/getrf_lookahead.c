@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "cuda_backend.h"
 #include "kernels.h"
 
@@ -102,10 +103,9 @@ done:
  * that the first panel (which nothing hides) stays short. */
 int lsc_lookahead_nb(int n)
 {
-    const char *e = getenv("LS_CUDA_LU_NB");
-    int nb = e ? atoi(e) : 0;
+    long long nb = ls_knob_int(LS_KNOB_CUDA_LU_NB); /* 0 unless set in [32, 2048] */
     if (nb >= 32 && nb <= 2048)
-        return nb;
+        return (int)nb;
     /* H100, FP64 (ms, nb = 256 / 512 / 1024): 4096: 15.2 / 15.1 / 15.2;
      * 8192: 43.3 / 41.7 / 41.3; 16384: 161.5 / 149.9 / 146.8 */
     return n >= 8192 ? 1024 : n >= 4096 ? 512 : 256;

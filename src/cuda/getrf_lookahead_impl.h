@@ -75,8 +75,9 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
         nb = kmin;
     /* LS_CUDA_LU_PANEL=xgetrf0|xgetrf1: cuSOLVER's 64-bit getrf and its
      * algorithm choice for the panel (for measuring) */
-    const char *pe = getenv("LS_CUDA_LU_PANEL");
-    la->x_alg = pe && !strcmp(pe, "xgetrf0") ? 1 : pe && !strcmp(pe, "xgetrf1") ? 2 : 0;
+    la->x_alg = ls_knob_is(LS_KNOB_CUDA_LU_PANEL, "xgetrf0")   ? 1
+                : ls_knob_is(LS_KNOB_CUDA_LU_PANEL, "xgetrf1") ? 2
+                                                               : 0;
     if (la->x_alg) {
         size_t dbytes = 0, hbytes = 0;
         cudaDataType dt = LSC_CUDA_R;
@@ -121,8 +122,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
         la->work_bytes = need;
     }
     /* LS_CUDA_LU_LASWP=serial: LAPACK's swap-by-swap order (for measuring) */
-    const char *lw = getenv("LS_CUDA_LU_LASWP");
-    const int gather = nb <= LSK_SWAPS_MAX && !(lw && !strcmp(lw, "serial"));
+    const int gather = nb <= LSK_SWAPS_MAX && !ls_knob_is(LS_KNOB_CUDA_LU_LASWP, "serial");
     /* the panel stream starts after whatever the caller queued */
     LSC_CUDA(cudaEventRecord(la->fork, c->stream));
     LSC_CUDA(cudaStreamWaitEvent(la->panel, la->fork, 0));

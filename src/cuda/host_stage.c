@@ -4,6 +4,7 @@
  * FP64 a LAPACK dgesv_ spent 35 of its 41 ms moving A up and its factors
  * back. Here the host packs one chunk into pinned memory while the DMA of
  * the previous chunk runs. */
+#include "core/knobs.h"
 #include "cuda_backend.h"
 
 #include <stdlib.h>
@@ -37,8 +38,7 @@ static struct lsc_stage *stage_get(ls_cuda_ctx *c)
 {
     if (c->stage)
         return c->stage;
-    const char *off = getenv("LS_CUDA_STAGE");
-    if (off && !strcmp(off, "0"))
+    if (!ls_knob_int(LS_KNOB_CUDA_STAGE))
         return NULL;
     struct lsc_stage *s = calloc(1, sizeof *s);
     if (!s)

@@ -12,6 +12,7 @@
  * workspaces (a workspace that grows invalidates every graph). The data is
  * read when the graph runs, as it is by a direct call.
  * LS_CUDA_GRAPH=0 turns replay off (for measuring). */
+#include "core/knobs.h"
 #include "cuda_backend.h"
 
 #include <stdlib.h>
@@ -53,8 +54,7 @@ void lsc_graphs_free(ls_cuda_ctx *c)
 
 static int replay_enabled(void)
 {
-    const char *e = getenv("LS_CUDA_GRAPH");
-    return !(e && !strcmp(e, "0"));
+    return ls_knob_int(LS_KNOB_CUDA_GRAPH) != 0;
 }
 
 /* The slot holding key (current generation), or the one to reuse for it:

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "core/mixed.h"
 #include "cuda_backend.h"
 #include "k_mixed.h"
@@ -29,7 +30,6 @@
  * shorten it little, while TF32 factors need 18-30 GMRES-IR steps where
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
  * from order N on (to measure where, if anywhere, it pays). */
-#define MXC_TF32_ENV "LS_CUDA_MIXED_TF32_MIN_N"
 /* auto picks the butterfly transform and FP64 factors without interchanges
  * from this order (LS_CUDA_MIXED_RBT_MIN_N overrides). Measured on an H100
  * (bench/notes/mixed-cuda.md): 1.36-1.66x cuSOLVER's dgetrf at 1024-8192,
@@ -37,8 +37,9 @@
  * up to cond 1e10. In FP32 or TF32 the same factorization's growth times
  * the roundoff times cond(A) passes 1 from n ~ 8192, and refinement falls
  * back; partial pivoting's panel chain keeps those at ~1x. */
-#define MXC_RBT_ENV "LS_CUDA_MIXED_RBT_MIN_N"
 #define MXC_RBT_MIN_N 1024
+_Static_assert(MXC_RBT_MIN_N == LS_KNOB_DEFAULT_CUDA_MIXED_RBT_MIN_N,
+               "the knob's default (core/knob_table.h) is this measured order");
 /* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
  * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
  * crawl, and auto factors again in FP32 (our LU, the fastest accurate
@@ -55,9 +56,8 @@
  * (H100, n = 16384: 139.8 / 113.4 / 104.5 ms at 128 / 256 / 512). */
 static int genp_nb(int n)
 {
-    const char *e = getenv("LS_CUDA_MIXED_NB");
-    int nb = e ? atoi(e) : 0;
-    return nb > 0 ? nb : n < 8192 ? 256 : n < 24576 ? 512 : 1024;
+    long long nb = ls_knob_int(LS_KNOB_CUDA_MIXED_NB); /* 0: unset */
+    return nb > 0 ? (int)nb : n < 8192 ? 256 : n < 24576 ? 512 : 1024;
 }
 
 /* The buffers kept in the context between solves; each only grows. */
@@ -541,23 +541,20 @@ static const ls_mixed_ops cuda_mx_ops = {mxc_norms,    mxc_factor,   mxc_start,
                                          mxc_gm_step,  mxc_gm_update, mxc_zero_x,
                                          mxc_pivots,   mxc_close,    mxc_factor_used};
 
-/* The order from which auto picks TF32 (INT_MAX: never; see MXC_TF32_ENV). */
+/* The order from which auto picks TF32 (LS_CUDA_MIXED_TF32_MIN_N; 0 and
+ * unset: INT_MAX, never). */
 static int tf32_min_n(void)
 {
-    const char *e = getenv(MXC_TF32_ENV);
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : INT_MAX;
+    long long v = ls_knob_int(LS_KNOB_CUDA_MIXED_TF32_MIN_N);
+    return v > 0 ? (int)v : INT_MAX;
 }
 
-/* The order from which auto picks rbt (MXC_RBT_ENV, else MXC_RBT_MIN_N;
- * INT_MAX: never). */
+/* The order from which auto picks rbt (LS_CUDA_MIXED_RBT_MIN_N, by default
+ * MXC_RBT_MIN_N; 0: INT_MAX, never). */
 static int rbt_min_n(void)
 {
-    const char *e = getenv(MXC_RBT_ENV);
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && end != e && v > 0 && v < INT_MAX ? (int)v : e ? INT_MAX : MXC_RBT_MIN_N;
+    long long v = ls_knob_int(LS_KNOB_CUDA_MIXED_RBT_MIN_N);
+    return v > 0 ? (int)v : INT_MAX;
 }
 
 /* pivot auto: rbt from rbt_min_n(), else partial; factor auto: FP64 without

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "cuda_backend.h"
 #include "k_mixed.h"
 #include "genp.h"
@@ -113,8 +114,7 @@ done:
  * diagonal pieces without interchanges). */
 static int panel_width(int n, int nopiv)
 {
-    const char *e = getenv("LS_CUDA_MIXED_NB");
-    int nb = e ? atoi(e) : 0;
+    int nb = (int)ls_knob_int(LS_KNOB_CUDA_MIXED_NB); /* 0: unset */
     if (nb <= 0)
         nb = nopiv ? 256 : n >= 8192 ? 512 : 256;
     return nb < n ? nb : n;

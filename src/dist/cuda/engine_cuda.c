@@ -12,6 +12,7 @@
  * finish(), which the algorithm calls at the end of each factorization and
  * solve, so one rank's device failure ends every rank with its message.
  */
+#include "../../core/knobs.h"
 #include "engine_cuda_impl.h"
 
 /* ---- local kernels ---- */
@@ -460,12 +461,10 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
                     c->ls ? ls_context_error(c->ls) : "not created");
     }
     c->cur = c->s;
-    const char *pp = getenv("LS_DIST_CUDA_PANEL");
-    c->panel_cusolver = pp && !strcmp(pp, "cusolver");
+    c->panel_cusolver = ls_knob_is(LS_KNOB_DIST_CUDA_PANEL, "cusolver");
     if (c->panel_cusolver && !c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
         ec_fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
-    const char *pe = getenv("LS_DIST_CUDA_PROFILE");
-    if (pe && pe[0] == '1')
+    if (ls_knob_int(LS_KNOB_DIST_CUDA_PROFILE))
         c->pf = calloc(1, sizeof *c->pf);
     if (c->use_nccl) {
         int ok = c->status == 0, all = 0; /* NCCL's init waits for every rank: agree first */
