@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The knob registry against the sources and docs/tuning.md:
+#  1. the table between the knobs markers of docs/tuning.md is exactly what
+#     the registry prints (test_knobs --markdown): no variable missing, none
+#     that the registry does not have, no stale default or range;
+#  2. no getenv of an LS_ variable (nor a getenv whose name is not a string
+#     literal) outside src/core/knobs.c;
+#  3. every ls_knob_is(LS_KNOB_X, "name") in the sources names a choice of X;
+#  4. every built-in threshold listed in docs/tuning.md still has that value
+#     in that file.
+# Usage: knobs_docs.sh TEST_KNOBS SOURCE_DIR
+set -u
+knobs=$1
+src=$2
+doc=$src/docs/tuning.md
+failures=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. the table
+"$knobs" --markdown > "$tmp/registry.md" || fail "test_knobs --markdown"
+sed -n '/^<!-- knobs:begin/,/^<!-- knobs:end/p' "$doc" | sed '1d;$d' > "$tmp/doc.md"
+names() { grep -o '^| `LS_[A-Z0-9_]*`' "$1" | tr -d '|` ' | sort; }
+names "$tmp/registry.md" > "$tmp/registry.names"
+names "$tmp/doc.md" > "$tmp/doc.names"
+for n in $(comm -23 "$tmp/registry.names" "$tmp/doc.names"); do
+    fail "$n is in the registry (src/core/knob_table.h) but not in docs/tuning.md"
+done
+for n in $(comm -13 "$tmp/registry.names" "$tmp/doc.names"); do
+    fail "$n is in docs/tuning.md but not in the registry (src/core/knob_table.h)"
+done
+if ! diff -u "$tmp/doc.md" "$tmp/registry.md" > "$tmp/table.diff"; then
+    cat "$tmp/table.diff"
+    fail "docs/tuning.md's table differs from the registry: paste the output of" \
+         "'test_knobs --markdown' between its knobs markers"
+fi
+echo "table: $(wc -l < "$tmp/registry.names") variables in the registry, $(wc -l < "$tmp/doc.names") in docs/tuning.md"
+
+# 2. getenv outside the registry. The three small-n LU files read their
+# two variables themselves while they are rewritten; they move to the
+# registry next (their rows are in the table already).
+allowed='^(src/core/knobs\.c|src/cuda/lu_small\.c|src/cuda/lu_small\.h|src/cuda/k_lu_small\.cu):'
+cd "$src" || exit 1
+grep -rnE --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' --include='*.cpp' \
+    'getenv[[:space:]]*\([[:space:]]*("LS_|[^"[:space:]])' src tools python/csrc 2>/dev/null |
+    grep -vE "$allowed" > "$tmp/getenv" || true
+while IFS= read -r line; do
+    fail "getenv outside the knob registry: $line"
+done < "$tmp/getenv"
+echo "getenv: $(wc -l < "$tmp/getenv") call(s) of an LS_ variable outside src/core/knobs.c"
+
+# 3. the choices named at call sites
+"$knobs" --choices > "$tmp/choices" || fail "test_knobs --choices"
+calls=0
+while IFS= read -r call; do
+    id=$(sed -E 's/.*LS_KNOB_([A-Z0-9_]+).*/\1/' <<< "$call")
+    name=$(sed -E 's/.*"([^"]*)".*/\1/' <<< "$call")
+    list=$(awk -v n="LS_$id" '$1 == n {print $2}' "$tmp/choices")
+    calls=$((calls + 1))
+    if [ -z "$list" ]; then
+        fail "ls_knob_is on LS_$id, which is not a choice knob"
+    elif ! tr '|' '\n' <<< "$list" | grep -qxF -- "$name"; then
+        fail "ls_knob_is(LS_KNOB_$id, \"$name\"): not one of $list"
+    fi
+done < <(grep -rhoE --include='*.c' --include='*.h' \
+    'ls_knob_is\(LS_KNOB_[A-Z0-9_]+,[[:space:]]*"[^"]*"\)' src tools)
+echo "choices: $calls ls_knob_is call(s) with a literal name checked"
+
+# 4. the built-in thresholds: rows "| `NAME` | `file` | value | ..."
+rows=0
+while IFS='|' read -r _ name file value _; do
+    name=$(tr -d '` ' <<< "$name")
+    file=$(tr -d '` ' <<< "$file")
+    value=$(tr -d '` ' <<< "$value")
+    rows=$((rows + 1))
+    if ! grep -qE "^#define[[:space:]]+$name[[:space:]]+$value([[:space:]]|$)" "$file" 2>/dev/null; then
+        fail "docs/tuning.md says $file has #define $name $value; it does not"
+    fi
+done < <(sed -n '/^<!-- thresholds:begin/,/^<!-- thresholds:end/p' "$doc" | grep '^| `[A-Z]')
+echo "thresholds: $rows checked against their files"
+[ "$rows" -gt 0 ] || fail "no built-in thresholds found in docs/tuning.md"
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
