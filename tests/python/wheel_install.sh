@@ -4,7 +4,9 @@
 #      OpenCL plugins only unless LS_WHEEL_CUDA=ON (nvcc takes too long here)
 #   2. wheel_policy.py: every shared object needs only what the wheel carries,
 #      what its manylinux policy allows, or (the CUDA plugin) the declared
-#      NVIDIA libraries; nothing of CUDA grafted
+#      NVIDIA libraries; nothing of CUDA grafted; the glibc version each
+#      object needs, none of ours above both every grafted library's and 2.28
+#      (our own symbols never set the manylinux tag)
 #   3. a fresh venv on the system Python (its NumPy, SciPy and pytest), PATH
 #      holding no compiler, CMake or make: plain `pip install WHEEL`, timed
 #      (must stay under LS_WHEEL_INSTALL_MAX_S seconds, default 30)
