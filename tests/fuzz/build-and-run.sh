@@ -27,7 +27,7 @@ build() {
         # shellcheck disable=SC2086
         $cc $flags $defs -I"$root/include" -I"$root/src" -o "$build/fuzz_$bt" \
             "$here/fuzz_$bt.c" "$root"/src/io/*.c "$root/src/core/util.c" \
-            "$root/src/core/status.c" -lm
+            "$root/src/core/status.c" "$root/src/core/knobs.c" -lm
     done
     echo "built $(for bt in $targets; do printf '%s ' "$build/fuzz_$bt"; done)"
 }
