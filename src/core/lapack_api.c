@@ -55,4 +55,4 @@ static char upper_trans(char t)
 }
 
 #define LS_REAL_IMPL "core/lapack_api_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"

@@ -1,9 +1,9 @@
 /* ls_?getrf, ls_?getrs, ls_?gesv for one precision (REAL, SFX: see
- * cpu/real_macros.h), instantiated twice by lapack_api.c. Each takes the
+ * common/real_macros.h), instantiated twice by lapack_api.c. Each takes the
  * context's lock (docs/threads.md), checks its arguments as LAPACK does,
  * then runs on the backend's slot where it has one, else on the CPU
  * reference. */
-#include "cpu/real_macros.h"
+#include "common/real_macros.h"
 
 #define LSA_CAT3_(a, b, c) a##b##c
 #define LSA_CAT3(a, b, c) LSA_CAT3_(a, b, c)

@@ -13,8 +13,8 @@
 #include "core/util.h"
 #include "cpu_internal.h"
 
-#define LS_REAL_IMPL "batched_impl.h"
-#include "instantiate_real.h"
+#define LS_REAL_IMPL "cpu/batched_impl.h"
+#include "common/instantiate_real.h"
 
 /* Measured on OpenBLAS: its blocked getrf overtakes the unblocked loop
  * around n = 64 and is several times faster at n = 512. */

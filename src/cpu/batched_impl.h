@@ -5,7 +5,7 @@
  * unit stride. The pivot search is idamax's (the first largest magnitude;
  * a NaN wins only where the search starts), and the column is scaled by
  * the pivot's reciprocal unless that would overflow, as LAPACK's getf2. */
-#include "real_macros.h"
+#include "common/real_macros.h"
 
 #define AT(M, i, j, rs, cs) ((M)[(long long)(i) * (rs) + (long long)(j) * (cs)])
 

@@ -40,5 +40,5 @@ static void ls_hist_set(ls_hist_buf *h, int it, double value)
         h->len = it;
 }
 
-#define LS_REAL_IMPL "bicgstab_impl.h"
-#include "instantiate_real.h"
+#define LS_REAL_IMPL "cpu/bicgstab_impl.h"
+#include "common/instantiate_real.h"

@@ -8,7 +8,7 @@
  * Success is only reported after the true residual b - A x meets the
  * tolerance: the recurrence residual drifts from it on hard problems.
  */
-#include "real_macros.h"
+#include "common/real_macros.h"
 
 /* y = A x, dense column-major; OpenMP over row blocks, columns inner. */
 static void FN(matvec)(int n, const REAL *A, int lda, const REAL *x, REAL *y)

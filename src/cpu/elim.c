@@ -7,5 +7,5 @@
 
 #include "cpu_internal.h"
 
-#define LS_REAL_IMPL "elim_impl.h"
-#include "instantiate_real.h"
+#define LS_REAL_IMPL "cpu/elim_impl.h"
+#include "common/instantiate_real.h"

@@ -8,7 +8,7 @@
  * A zero pivot (exactly 0 after the row exchange) is recorded as LAPACK
  * info, its column is skipped, and the elimination runs to the end.
  */
-#include "real_macros.h"
+#include "common/real_macros.h"
 
 static inline REAL FN(elim_abs)(REAL x)
 {

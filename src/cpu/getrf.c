@@ -6,8 +6,8 @@
 #include "cpu.h"
 #include "cpu_internal.h"
 
-#define LS_REAL_IMPL "getrf_impl.h"
-#include "instantiate_real.h"
+#define LS_REAL_IMPL "cpu/getrf_impl.h"
+#include "common/instantiate_real.h"
 
 int ls_ref_dgetrf(int m, int n, double *A, int lda, int *ipiv)
 {

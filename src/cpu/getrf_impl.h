@@ -7,7 +7,7 @@
  * triangular solve for U12, and the trailing update A22 -= L21 U12 with a
  * packed, register-blocked GEMM parallelised over column panels with OpenMP.
  */
-#include "real_macros.h"
+#include "common/real_macros.h"
 
 /* MR x NR is the register block of the GEMM micro-kernel: 4 x 4 doubles or
  * 8 x 4 floats fill 8 SSE registers of accumulators, leaving room for the

@@ -63,7 +63,7 @@ enum { PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS };
 static const char *const PATH_NAMES[4] = {"warp", "smem", "blocked", "cublas"};
 
 #define LS_REAL_IMPL "cuda/batched_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 /* The work on device arrays, queued on the context's stream. */
 static int run_device(ls_cuda_ctx *c, const ls_batched_job *j, void *A, int *ipiv, void *B,

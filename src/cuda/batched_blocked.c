@@ -12,4 +12,4 @@
 #include "k_batched_blocked.h"
 
 #define LS_REAL_IMPL "cuda/batched_blocked_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"

@@ -15,4 +15,4 @@
 #include "typed.h"
 
 #define LS_REAL_IMPL "cuda/genp_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"

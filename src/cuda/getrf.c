@@ -87,7 +87,7 @@ static int use_lookahead(int kmin)
 }
 
 #define LS_REAL_IMPL "cuda/getrf_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int lda,
                      int *d_ipiv, int *d_info, char *err, size_t errlen)

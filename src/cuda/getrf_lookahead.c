@@ -112,4 +112,4 @@ int lsc_lookahead_nb(int n)
 }
 
 #define LS_REAL_IMPL "cuda/getrf_lookahead_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"

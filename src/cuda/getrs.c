@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #define LS_REAL_IMPL "cuda/getrs_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,
                      const void *dA, int lda, const int *d_ipiv, void *dB, int ldb, char *err,

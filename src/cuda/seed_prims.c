@@ -75,7 +75,7 @@ done:
 }
 
 #define LS_REAL_IMPL "seed_prims_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
 {

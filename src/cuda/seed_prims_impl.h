@@ -1,9 +1,9 @@
 /* The CUDA primitives of the seed methods that touch elements, for one
- * precision (REAL, SFX: see cpu/real_macros.h); instantiated twice by
+ * precision (REAL, SFX: see common/real_macros.h); instantiated twice by
  * seed_prims.c into lsc_seed_ops_d and lsc_seed_ops_s. Every call of the
  * kernels' launchers (kernels.h) for the seed methods is here, the typed
  * launcher of this precision picked by FN. */
-#include "cpu/real_macros.h"
+#include "common/real_macros.h"
 
 
 static int FN(seed_begin)(void *q, const ls_job *job, char *err, size_t errlen)

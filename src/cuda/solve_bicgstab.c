@@ -20,7 +20,7 @@ typedef struct bicg_result {
 } bicg_result;
 
 #define LS_REAL_IMPL "cuda/solve_bicgstab_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
                        size_t errlen)

@@ -9,16 +9,16 @@
  * a template and LSK_DEFINE (k_common.cuh) emits the two C functions.
  *
  * Host drivers: the CPU backend's include-twice pattern. foo_impl.h is
- * written for REAL and FN(name) (cpu/real_macros.h) and foo.c instantiates
+ * written for REAL and FN(name) (common/real_macros.h) and foo.c instantiates
  * it with
  *     #define LS_REAL_IMPL "foo_impl.h"
- *     #include "cpu/instantiate_real.h"
+ *     #include "common/instantiate_real.h"
  * Only the entry point that takes an ls_precision picks FN's _d or _s.
  */
 #ifndef LS_CUDA_TYPED_H
 #define LS_CUDA_TYPED_H
 
-#include "cpu/real_macros.h"
+#include "common/real_macros.h"
 
 /* Both declarations of a signature macro SIG(T, S). */
 #define LSK_DECLARE(SIG) \

@@ -4,7 +4,7 @@
  * checks, one agreement among the ranks on the checks and the workspace,
  * then the algorithm.
  */
-#include "../cpu/real_macros.h"
+#include "../common/real_macros.h"
 
 #define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
 

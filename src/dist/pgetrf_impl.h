@@ -15,7 +15,7 @@
  *      with its local engine; with look-ahead the next block column first,
  *      whose panel is then factored and sent (MPI_Ibcast) before the rest.
  */
-#include "../cpu/real_macros.h"
+#include "../common/real_macros.h"
 
 #define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
 #define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)

@@ -9,7 +9,7 @@
  * solve (getrs_trans) runs the other way round: U^T, then L^T, then the
  * interchanges in reverse.
  */
-#include "../cpu/real_macros.h"
+#include "../common/real_macros.h"
 
 #define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
 #define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)

@@ -3,7 +3,7 @@
  * written once for REAL (instantiated by scatter.c): the root packs each
  * rank's local piece in turn and sends it (one message per rank).
  */
-#include "../cpu/real_macros.h"
+#include "../common/real_macros.h"
 
 #define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
 #define LS_DIST_TAG_MOVE 7301

@@ -3,4 +3,4 @@
 #include "dropin.h"
 
 #define LS_REAL_IMPL "entry_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"

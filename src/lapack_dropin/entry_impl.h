@@ -1,8 +1,8 @@
 /* The exported LAPACK symbols for one precision (REAL, SFX: see
- * cpu/real_macros.h), instantiated twice by entry.c: xgesv_, xgetrf_ and
+ * common/real_macros.h), instantiated twice by entry.c: xgesv_, xgetrf_ and
  * xgetrs_ with LAPACK's Fortran interfaces, each packing its arguments for
  * lsl_dispatch. */
-#include "cpu/real_macros.h"
+#include "common/real_macros.h"
 
 #define LSL_CAT_(a, b) a##b
 #define LSL_CAT(a, b) LSL_CAT_(a, b)

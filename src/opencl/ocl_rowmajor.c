@@ -7,7 +7,7 @@
 #include "ocl_internal.h"
 
 #define LS_REAL_IMPL "ocl_pack_impl.h"
-#include "cpu/instantiate_real.h"
+#include "common/instantiate_real.h"
 
 int ocl_system_init(ocl_system *s, const ls_job *job, char *err, size_t errlen)
 {

@@ -5,4 +5,4 @@
 #include "dropin.h"
 
 #define LS_REAL_IMPL "entry_impl.h"
-#include "../../cpu/instantiate_real.h"
+#include "../../common/instantiate_real.h"

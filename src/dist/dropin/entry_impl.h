@@ -1,8 +1,8 @@
 /* The exported ScaLAPACK symbols for one precision (REAL, SFX: see
- * cpu/real_macros.h), instantiated twice by entry.c: pxgesv_, pxgetrf_ and
+ * common/real_macros.h), instantiated twice by entry.c: pxgesv_, pxgetrf_ and
  * pxgetrs_ with ScaLAPACK's Fortran interfaces (every argument by
  * reference, descriptors of 9 integers). */
-#include "../../cpu/real_macros.h"
+#include "../../common/real_macros.h"
 
 #define LSS_CAT_(a, b) a##b
 #define LSS_CAT(a, b) LSS_CAT_(a, b)
