@@ -4,7 +4,7 @@
  * The loops are the shared driver's (gpu/seed_driver.c); the slots that
  * touch elements are written once in seed_prims_impl.h, per precision. */
 #include "cuda_backend.h"
-#include "gpu/gpu_driver.h"
+#include "algo/gpu/gpu_driver.h"
 #include "kernels.h"
 
 #include <stdio.h>

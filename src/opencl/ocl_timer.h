@@ -27,7 +27,7 @@
 #include <CL/cl.h>
 #include <stddef.h>
 
-#include "gpu/gpu_driver.h"
+#include "algo/gpu/gpu_driver.h"
 #include "linsolve.h"
 
 struct ocl_ctx;
