@@ -27,7 +27,7 @@ extern "C" {
 #define LS_PLUGIN_ABI 8
 #define LS_ERRLEN 512
 
-struct ls_mixed_problem; /* core/mixed.h */
+struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
 struct ls_perf_iface;  /* core/perf.h */
@@ -148,7 +148,7 @@ typedef struct ls_backend_iface {
                 int ldb, char *err, size_t errlen);
 
     /* optional: the mixed-precision solver's operations on device arrays
-     * (ls_dsgesv_gpu, and ls_dsgesv through a copy; core/mixed.h). NULL ->
+     * (ls_dsgesv_gpu, and ls_dsgesv through a copy; algo/mixed.h). NULL ->
      * ls_dsgesv runs on the CPU's host operations, ls_dsgesv_gpu is
      * LS_EUNSUPPORTED. */
     int (*mixed_open)(void *bctx, struct ls_mixed_problem *pb, const struct ls_mixed_ops **ops,

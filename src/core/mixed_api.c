@@ -1,5 +1,5 @@
 /* ls_dsgesv / ls_dsgesv_gpu: argument checks, which backend's operations
- * run (core/mixed.h), and the host-array path on a CUDA context (copies
+ * run (algo/mixed.h), and the host-array path on a CUDA context (copies
  * to the device, the device path, copies back). */
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "backend.h"
 #include "lapack_check.h"
-#include "mixed.h"
+#include "algo/mixed.h"
 #include "util.h"
 
 static const char *const factor_names[] = {"auto", "fp32", "tf32", "tf32x3", "bf16", "fp16",

@@ -1,4 +1,4 @@
-/* The mixed-precision solver's operations on host arrays (core/mixed.h):
+/* The mixed-precision solver's operations on host arrays (algo/mixed.h):
  * FP32 LU (the linked LAPACK's sgetrf, else our reference getrf), FP64
  * residuals and GMRES vectors with the linked BLAS (else plain loops).
  * The CPU has no tensor-core formats: FP32 is its only low precision. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mixed.h"
+#include "algo/mixed.h"
 #include "core/util.h"
 #include "cpu_internal.h"
 

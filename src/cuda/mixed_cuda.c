@@ -1,4 +1,4 @@
-/* The mixed-precision solver's operations on the device (core/mixed.h):
+/* The mixed-precision solver's operations on the device (algo/mixed.h):
  * an FP32 copy of A factored by our LU (lsc_getrf_device) with its
  * trailing GEMMs in FP32 or on TF32 tensor cores, FP64 residuals with
  * cuBLAS, GMRES vectors on the device. Everything is queued on the
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/knobs.h"
-#include "core/mixed.h"
+#include "algo/mixed.h"
 #include "cuda_backend.h"
 #include "k_mixed.h"
 #include "genp.h"

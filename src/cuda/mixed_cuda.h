@@ -2,7 +2,7 @@
 #ifndef LS_CUDA_MIXED_CUDA_H
 #define LS_CUDA_MIXED_CUDA_H
 
-#include "core/mixed.h"
+#include "algo/mixed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,7 +15,7 @@ struct ls_cuda_ctx; /* cuda_backend.h */
  * order in LS_CUDA_MIXED_RBT_MIN_N, else partial) and pb->factor (auto:
  * fp64 without interchanges; else fp32, or tf32 from the order in
  * LS_CUDA_MIXED_TF32_MIN_N), carves the device workspace kept in the
- * context (grown when too small), returns the operations (core/mixed.h). */
+ * context (grown when too small), returns the operations (algo/mixed.h). */
 int lsc_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                    char *err, size_t errlen);
 

@@ -5,7 +5,7 @@
  * FP32's range, factor precisions the CPU lacks, illegal arguments.
  * Exit status: the number of failures.
  */
-#include "core/mixed.h"
+#include "algo/mixed.h"
 #include "mixed_case.h"
 
 static const int sizes[] = {64, 200, 513};
@@ -171,7 +171,7 @@ static int unsupported_and_args(void)
     return fails;
 }
 
-/* ---- the shared rules of core/mixed.c on a scripted backend ----
+/* ---- the shared rules of algo/mixed.c on a scripted backend ----
  * Every backend runs ls_mixed_run; these check its decisions without
  * arithmetic: non-finite input refused before any factorization, a zero
  * pivot in both precisions reported as info with X zeroed, and a backend

@@ -1,6 +1,6 @@
 /*
  * The mixed-precision solver's contract between the core and a backend.
- * The refinement and fallback logic lives once, in core/mixed.c; a backend
+ * The refinement and fallback logic lives once, in algo/mixed.c; a backend
  * supplies the operations below on its own memory (host arrays on the CPU,
  * device arrays on CUDA). Every operation returns a status (0, or a
  * negative failure with file:line in err); scalars come back to the host,
@@ -10,8 +10,8 @@
  * (n x nrhs), M = P L U the factors of the current level (low precision,
  * or FP64 after the fallback), V the GMRES basis (n x (restart + 1)).
  */
-#ifndef LS_CORE_MIXED_H
-#define LS_CORE_MIXED_H
+#ifndef LS_ALGO_MIXED_H
+#define LS_ALGO_MIXED_H
 
 #include <stddef.h>
 #include "linsolve.h"
@@ -81,7 +81,7 @@ typedef int (*ls_mixed_open_fn)(void *bctx, ls_mixed_problem *pb, const ls_mixed
 int ls_cpu_mixed_open(void *bctx, ls_mixed_problem *pb, const ls_mixed_ops **ops, void **ws,
                       char *err, size_t errlen);
 
-/* The refinement and fallback (core/mixed.c), on any backend's operations.
+/* The refinement and fallback (algo/mixed.c), on any backend's operations.
  * Fills res; returns the public status of ls_dsgesv. Exported for the
  * plugins' measurement requests, which time it without a public context. */
 LS_API int ls_mixed_run(const ls_mixed_ops *ops, void *ws, const ls_mixed_problem *pb,

@@ -1,5 +1,5 @@
 /* Mixed-precision refinement and the FP64 fallback, written once for every
- * backend: the backend's operations (core/mixed.h) do the arithmetic where
+ * backend: the backend's operations (algo/mixed.h) do the arithmetic where
  * the data lives; this file decides what to do next from the FP64 scaled
  * residual of each iterate. */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mixed.h"
-#include "util.h"
+#include "core/util.h"
 
 /* LAPACK's acceptance threshold on the scaled residual. */
 #define MX_TOL 30.0
