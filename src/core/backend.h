@@ -31,7 +31,7 @@ struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
 struct ls_perf_iface;  /* core/perf.h */
-struct ls_krylov_sys;  /* cpu/krylov_csr.h */
+struct ls_krylov_sys;  /* algo/krylov.h */
 struct ls_kr_ops;
 
 /* One fused check of solved systems in device memory (ls_check_batched_gpu,
@@ -160,7 +160,7 @@ typedef struct ls_backend_iface {
     int (*batched)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 
     /* optional, both or neither: the sparse Krylov methods' vector
-     * operations on the device (cpu/krylov_csr.h), over a system the core
+     * operations on the device (algo/krylov.h), over a system the core
      * has prepared on the host (equilibrated, permuted, preconditioner
      * factors made): open copies it to the device and fills *ops; close
      * releases ops->ctx. NULL -> ls_csr_solve_iter_ctx is LS_EUNSUPPORTED. */

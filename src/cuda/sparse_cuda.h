@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cpu/krylov_csr.h"
+#include "algo/krylov.h"
 #include "linsolve.h"
 
 int lsc_csr_krylov_open(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_ops *ops,

@@ -1,6 +1,6 @@
 /*
  * The sparse Krylov methods' vector operations on the device (ls_kr_ops,
- * cpu/krylov_csr.h): the methods themselves are the host's code, run on
+ * algo/krylov.h): the methods themselves are the host's code, run on
  * these. The prepared system comes from the core on the host; open copies
  * A (32-bit indices when they fit: less to read per SpMV), b, the residual
  * weights and the preconditioner to the device once. SpMV is cuSPARSE's

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "krylov_csr.h"
+#include "krylov.h"
 
 /* The recurrence threshold that stands for s->tol on the true residual:
  * with equilibration the iterated norm and the caller's norm differ by the

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "krylov_csr.h"
+#include "krylov.h"
 
 int ls_csr_cg_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o)
 {

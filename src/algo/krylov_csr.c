@@ -1,7 +1,11 @@
 /*
- * ls_csr_solve_iter: argument checks, optional equilibration, the
- * preconditioner, then BiCGStab or GMRES(m); the answer is judged once more
- * on the caller's own A and b. Also the vector kernels the methods share.
+ * ls_csr_solve_iter: argument checks, optional equilibration, a column
+ * permutation, the preconditioner, then BiCGStab, GMRES(m) or CG over a
+ * table of vector operations (algo/krylov.h: the host's, or a backend's on
+ * its device); the answer is judged once more on the caller's own A and b.
+ * The driver runs on the host for every backend, so A's preparation
+ * (MC64 and maximum transversal, the preconditioners) and the host's
+ * vector kernels are the CPU's code (cpu/krylov_csr.h), called directly.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,63 +13,12 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "krylov_csr.h"
+#include "cpu/krylov_csr.h"
+#include "krylov.h"
 
-enum { LS_KR_PAR = 50000 }; /* below this many values, threads cost more than they give */
 /* |a_ii| at most this against the largest of its row and column (after any
  * equilibration) calls for the weighted matching under LS_PERMUTE_AUTO. */
 #define LS_MC64_SMALL_DIAG 1e-3
-
-void ls_kr_spmv(const ls_csr *A, const double *x, double *y)
-{
-    int64_t n = A->n_rows;
-#pragma omp parallel for schedule(static) if (A->nnz > LS_KR_PAR)
-    for (int64_t i = 0; i < n; i++) {
-        double s = 0;
-        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++)
-            s += A->val[p] * x[A->col_idx[p]];
-        y[i] = s;
-    }
-}
-
-double ls_kr_dot(int64_t n, const double *x, const double *y)
-{
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > LS_KR_PAR)
-    for (int64_t i = 0; i < n; i++)
-        s += x[i] * y[i];
-    return s;
-}
-
-double ls_kr_nrm2(int64_t n, const double *x, const double *w)
-{
-    double amax = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double a = fabs(w ? w[i] * x[i] : x[i]);
-        if (!(a <= amax)) /* also catches NaN */
-            amax = a;
-    }
-    if (amax == 0 || !isfinite(amax))
-        return amax;
-    double inv = 1.0 / amax, s = 0;
-    if (!isfinite(inv)) /* amax subnormal: scale by a power of two instead */
-        inv = ldexp(1.0, 1000);
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > LS_KR_PAR)
-    for (int64_t i = 0; i < n; i++) {
-        double a = (w ? w[i] * x[i] : x[i]) * inv;
-        s += a * a;
-    }
-    return sqrt(s) / inv;
-}
-
-double ls_kr_residual(const ls_krylov_sys *s, const double *x, double *r)
-{
-    ls_kr_spmv(s->A, x, r);
-#pragma omp parallel for schedule(static) if (s->n > LS_KR_PAR)
-    for (int64_t i = 0; i < s->n; i++)
-        r[i] = s->b[i] - r[i];
-    return ls_kr_nrm2(s->n, r, s->rweight);
-}
 
 int ls_kr_bad(double v)
 {
@@ -96,36 +49,6 @@ static double pow2_inverse(double amax)
     int e;
     frexp(amax, &e);
     return ldexp(1.0, -e);
-}
-
-/* A's structure and values: what the Krylov methods and UMFPACK rely on. */
-int ls_csr_check(const ls_csr *A, char *msg, size_t len)
-{
-    int64_t n = A->n_rows;
-    if (A->row_ptr[0] != 0 || A->row_ptr[n] != A->nnz) {
-        snprintf(msg, len, "A: row_ptr must run from 0 to nnz = %lld", (long long)A->nnz);
-        return LS_EINVAL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        if (A->row_ptr[i + 1] < A->row_ptr[i]) {
-            snprintf(msg, len, "A: row_ptr decreases at row %lld", (long long)(i + 1));
-            return LS_EINVAL;
-        }
-        for (int64_t p = A->row_ptr[i]; p < A->row_ptr[i + 1]; p++) {
-            int64_t c = A->col_idx[p];
-            if (c < 0 || c >= A->n_cols || (p > A->row_ptr[i] && c <= A->col_idx[p - 1])) {
-                snprintf(msg, len,
-                         "A: row %lld has column indices out of range or not increasing",
-                         (long long)(i + 1));
-                return LS_EINVAL;
-            }
-            if (!isfinite(A->val[p])) {
-                snprintf(msg, len, "A: non-finite value in row %lld", (long long)(i + 1));
-                return LS_ENONFINITE;
-            }
-        }
-    }
-    return 0;
 }
 
 static int check_args(const ls_csr *A, const double *b, const double *x,

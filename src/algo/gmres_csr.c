@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "krylov_csr.h"
+#include "krylov.h"
 
 int ls_csr_gmres_run(const ls_krylov_sys *s, const ls_kr_ops *ops, double *x, ls_krylov_out *o)
 {
