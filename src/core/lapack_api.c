@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "backend.h"
-#include "cpu/cpu.h"
+#include "reference.h"
 #include "lapack_check.h"
 
 #define LS_MAX1(x) ((x) > 1 ? (x) : 1)

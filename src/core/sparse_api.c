@@ -2,14 +2,15 @@
  * The sparse solvers on a context's backend (linsolve.h): the CPU runs
  * them in the library itself; another backend through its optional sparse
  * slots (core/backend.h). The Krylov methods are the same code on every
- * backend (cpu/krylov_csr.h): only their vector operations move.
+ * backend (algo/krylov.h): only their vector operations move.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
-#include "cpu/krylov_csr.h"
+#include "algo/krylov.h"
+#include "reference.h"
 #include "tool_api.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 #include "core/knobs.h"
 #include "core/methods.h"
 #include "core/util.h"
-#include "cpu.h"
+#include "core/reference.h"
 #include "cpu_internal.h"
 
 static const ls_method_support cpu_methods[] = {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "core/util.h"
-#include "cpu.h"
+#include "core/reference.h"
 #include "cpu_internal.h"
 
 #define LS_REAL_IMPL "cpu/getrf_impl.h"

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "algo/krylov.h"
+#include "core/reference.h"
 #include "linsolve.h"
 
 int ls_csr_precond_setup(ls_csr_precond *P, ls_precond kind, const ls_csr *A, char *msg,
@@ -41,10 +42,7 @@ typedef struct ls_csr_colperm {
 /* row_ptr 0..nnz non-decreasing, columns in range and strictly increasing
  * within a row, values finite: LS_EINVAL / LS_ENONFINITE with a message. */
 int ls_csr_check(const ls_csr *A, char *msg, size_t len);
-/* A direct solve's arguments (square, n >= 1, nrhs >= 0, B and X set,
- * ldb, ldx >= n, A as ls_csr_check, B finite): 0 or a status, message. */
-int ls_csr_direct_check(const ls_csr *A, int nrhs, const double *B, int64_t ldb, const double *X,
-                        int64_t ldx, char *msg, size_t len);
+/* ls_csr_direct_check: core/reference.h. */
 int ls_csr_needs_transversal(const ls_csr *A);
 /* 0; LS_EINVAL structurally singular (T->rank < n, message says so);
  * LS_EUNSUPPORTED built without BTF; LS_ENOMEM. On failure T holds nothing. */

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The folders' dependency rules (docs/architecture.md, "Layout"), read from
+# the #include lines (and the LS_REAL_IMPL paths that instantiate_real.h
+# includes):
+#  1. src/core includes nothing of a backend: src/cpu, src/cuda,
+#     src/opencl, or the GPU plugins' old shared folder src/gpu;
+#  2. src/cuda includes no CPU header (shared machinery lives in
+#     src/common, generic algorithms in src/algo);
+#  3. src/algo includes nothing of a GPU backend (src/cuda, src/opencl).
+# Usage: layering.sh SOURCE_DIR
+set -u
+src=$1/src
+failures=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+
+# An include of folder F (of src/) names it first, after any ../: "cpu/x.h",
+# "../cpu/x.h", "../../cpu/x.h".
+pattern() { echo "^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+LS_REAL_IMPL)[[:space:]]*[\"<](\\.\\./)*($1)/"; }
+
+# The pattern must catch what it is for, or every check below passes vacuously.
+self_test() {
+    printf '#include "cpu/cpu.h"\n' | grep -Eq "$(pattern 'cpu')" || fail "pattern misses \"cpu/...\""
+    printf '  #  include "../../cuda/k.h"\n' | grep -Eq "$(pattern 'cuda')" || fail "pattern misses \"../../cuda/...\""
+    printf '#define LS_REAL_IMPL "cpu/getrf_impl.h"\n' | grep -Eq "$(pattern 'cpu')" ||
+        fail "pattern misses LS_REAL_IMPL paths"
+    printf '#include "algo/gpu/gpu_driver.h"\n' | grep -Eq "$(pattern 'gpu')" &&
+        fail "pattern takes algo/gpu/ for gpu/"
+}
+self_test
+
+# check DIR FOLDERS WHY: no file under src/DIR includes src/<one of FOLDERS>.
+check() {
+    local dir=$src/$1 folders=$2 why=$3
+    local files
+    files=$(find "$dir" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+    if [ -z "$files" ]; then
+        fail "no sources found under $dir"
+        return
+    fi
+    local hits
+    # shellcheck disable=SC2086
+    hits=$(grep -EHn "$(pattern "$folders")" $files)
+    if [ -n "$hits" ]; then
+        echo "$hits" | sed "s|^$1/||; s|^$src/||"
+        fail "src/$1 includes from src/{${folders//|/,}}: $why"
+        return
+    fi
+    echo "src/$1: $(echo "$files" | wc -l) files, none includes src/{${folders//|/,}}"
+}
+
+check core 'cpu|cuda|opencl|gpu' "core depends on no backend (declare what it calls of the CPU in a core header, e.g. core/reference.h)"
+check cuda 'cpu' "CUDA code takes shared machinery from src/common and algorithms from src/algo"
+check algo 'cuda|opencl' "a generic algorithm talks to a GPU backend only through its table of operations"
+
+echo "$failures failure(s)"
+exit $((failures > 0))
