@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The folders' dependency rules (docs/architecture.md, "Layout"), read from
-# the #include lines (and the LS_REAL_IMPL paths that instantiate_real.h
-# includes):
+# The folders' include rules (docs/architecture.md, under the folder map),
+# read from the #include lines and the LS_REAL_IMPL paths that
+# common/instantiate_real.h includes:
 #  1. src/core includes nothing of a backend: src/cpu, src/cuda,
 #     src/opencl, or the GPU plugins' old shared folder src/gpu;
 #  2. src/cuda includes no CPU header (shared machinery lives in
