@@ -58,14 +58,13 @@
     X(CUDA_LU_PANEL, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|ours|xgetrf0|xgetrf1",        \
       "panel of the look-ahead LU: cuSOLVER's getrf, our one-SM leaf where it fits, or "        \
       "cuSOLVER's 64-bit Xgetrf with ALG_0 / ALG_1; for measuring")                             \
-    X(CUDA_LU_SMALL_BLOCKS, POW2, TUNING, ONCE, "cuda (lu_small.c reads it itself)", 0, 1, 16, \
-      "",                                                                                       \
+    X(CUDA_LU_SMALL_BLOCKS, POW2, TUNING, ONCE, "cuda", 0, 1, 16, "",                           \
       "fixes the small-n LU's cluster size, for measurements and tests only (a size the device " \
       "cannot run, or whose blocks the matrix does not fit, falls back to the recursive LU)")   \
-    X(CUDA_LU_SMALL_MAX_N, INT, TUNING, ONCE, "cuda (lu_small.c reads it itself)", 0, 0,        \
-      2147483647LL, "",                                                                         \
-      "the small-n LU (one cluster, the matrix in shared memory) serves square systems with "   \
-      "n <= N; 0, the default: off (slower than the blocked lu where measured)")                \
+    X(CUDA_LU_SMALL_MAX_N, INT, TUNING, ONCE, "cuda", 1024, 0, 2147483647LL, "",                \
+      "the small-n LU (one launch of one cluster, the matrix in shared memory, a 32-column "    \
+      "panel per cluster barrier) serves square systems with n <= N where they fit (FP64 up "  \
+      "to 512, FP32 to about 800); 0: off")                                                     \
     X(CUDA_LU_SMW, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                           \
       "widest leaf of the one-SM LU leaf; 0, unset or at least LSK_SM_MAXW (32): 32; for "      \
       "measuring the leaf width against the recursion's calls")                                 \

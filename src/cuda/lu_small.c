@@ -1,19 +1,18 @@
 /* When the small-n LU (k_lu_small.cu) runs, and its launch shape.
  *
- * It serves square systems of n <= LS_CUDA_LU_SMALL_MAX_N (default
- * LSC_LU_SMALL_DEFAULT_N; 0 turns it off) whose columns fit the shared
- * memory of the largest cluster this device runs (16 blocks where the
- * non-portable size is allowed, else 8; sm_90 and up). The cluster is the
- * smallest power of two giving each block about LSC_LU_SMALL_COLS columns
- * (enough warps for the update of a step), grown until the columns fit.
+ * It serves square systems of n <= LS_CUDA_LU_SMALL_MAX_N (the knob
+ * registry's default: 1024; 0 turns it off; never above LSK_LU_SMALL_MAX_N)
+ * whose column blocks fit the shared memory of the largest cluster this
+ * device runs (16 blocks where the non-portable size is allowed, else 8;
+ * sm_90 and up). The cluster is the smallest power of two giving each
+ * block at most one of A's 32-column panels, grown until the columns fit.
  * LS_CUDA_LU_SMALL_BLOCKS fixes the cluster size (for measuring). */
+#include "core/knobs.h"
 #include "cuda_backend.h"
 #include "lu_small.h"
 
-#include <stdlib.h>
-
-#define LSC_LU_SMALL_DEFAULT_N 0 /* off: slower than the blocked lu where measured (docs/cuda-lu-small.md) */
-#define LSC_LU_SMALL_COLS 32
+/* the kernel's copies of L11 (32 x 33) and U12 (32 x 36) */
+#define LSC_LU_SMALL_HEAD_ELEMS ((size_t)LSK_LUS_PANEL * (LSK_LUS_PANEL + 1 + LSK_LUS_PANEL + 4))
 /* the back substitution's diagonal block (32 x 33) and one rhs column */
 #define LSC_LU_SMALL_SOLVE_ELEMS(n) (32 * 33 + (size_t)(n))
 /* a column block of the solve takes at most this many rhs at a time */
@@ -21,36 +20,44 @@
 
 static int small_max_n(void)
 {
-    const char *e = getenv("LS_CUDA_LU_SMALL_MAX_N");
-    int v = e ? atoi(e) : LSC_LU_SMALL_DEFAULT_N;
-    return v > 0 ? v : 0;
+    return (int)ls_knob_int(LS_KNOB_CUDA_LU_SMALL_MAX_N);
 }
 
 static int forced_blocks(void)
 {
-    const char *e = getenv("LS_CUDA_LU_SMALL_BLOCKS");
-    int v = e ? atoi(e) : 0;
-    return v == 1 || v == 2 || v == 4 || v == 8 || v == 16 ? v : 0;
+    return (int)ls_knob_int(LS_KNOB_CUDA_LU_SMALL_BLOCKS);
 }
 
-/* The kernel's own static arrays are a few words; this leaves room. */
+/* The kernel's static arrays (the published and copied interchange lists,
+ * the pivot candidates with their rows: about 6.6 KB) come out of the same per-block
+ * limit as the dynamic part; this leaves room for them. */
 static size_t smem_limit(const ls_cuda_ctx *c)
 {
-    return c->prop.sharedMemPerBlockOptin - 1024;
+    return c->prop.sharedMemPerBlockOptin - 8192;
 }
 
-/* Dynamic shared memory a block needs (lu_small's layout). */
+/* Dynamic shared memory a block needs (lu_small's layout): the copies of
+ * L11 and U12, then its 32-column blocks of [A | B] (block jb in cluster
+ * block jb % G); with right-hand sides, the back substitution reuses the
+ * columns' room. */
 static size_t smem_bytes(ls_precision p, int n, int nrhs, int G)
 {
-    size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float);
-    size_t nlmax = ((size_t)n + (size_t)nrhs + (size_t)G - 1) / (size_t)G;
-    size_t elems = nlmax * (size_t)n + 4 * (size_t)n; /* columns, pub, Lbuf */
+    size_t es = p == LS_DOUBLE ? sizeof(double) : sizeof(float), cols_max = 0;
+    int ncol = n + nrhs, nblk = (ncol + LSK_LUS_PANEL - 1) / LSK_LUS_PANEL;
+    for (int b = 0; b < G; b++) {
+        size_t cols = 0;
+        for (int jb = b; jb < nblk; jb += G)
+            cols += (size_t)(ncol - jb * LSK_LUS_PANEL < LSK_LUS_PANEL ? ncol - jb * LSK_LUS_PANEL
+                                                                      : LSK_LUS_PANEL);
+        cols_max = cols > cols_max ? cols : cols_max;
+    }
+    size_t elems = cols_max * (size_t)n;
     if (nrhs > 0) {
         size_t rc = nrhs < LSC_LU_SMALL_SOLVE_RHS ? (size_t)nrhs : LSC_LU_SMALL_SOLVE_RHS;
         size_t solve = LSC_LU_SMALL_SOLVE_ELEMS(n) + (rc - 1) * (size_t)n;
         elems = solve > elems ? solve : elems;
     }
-    return elems * es;
+    return (LSC_LU_SMALL_HEAD_ELEMS + elems) * es;
 }
 
 static int max_blocks(ls_cuda_ctx *c, ls_precision p)
@@ -66,15 +73,18 @@ static int max_blocks(ls_cuda_ctx *c, ls_precision p)
 
 int lsc_lu_small_plan(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, int *G, size_t *smem)
 {
-    int gmax, g = 1, ncol = n + nrhs, forced = forced_blocks();
+    int gmax, g = 1, np = (n + LSK_LUS_PANEL - 1) / LSK_LUS_PANEL, forced = forced_blocks();
     *G = 0;
     *smem = 0;
-    if (n < 1 || nrhs < 0 || n > small_max_n() || (gmax = max_blocks(c, p)) == 0)
+    /* a panel's rows: one per thread in FP64, two in FP32 (k_lu_small.cu) */
+    int rows_max = LSK_LUS_THREADS * (p == LS_DOUBLE ? 1 : 2);
+    if (n < 1 || nrhs < 0 || n > small_max_n() || n > LSK_LU_SMALL_MAX_N || n > rows_max ||
+        (gmax = max_blocks(c, p)) == 0)
         return 0;
     if (forced) {
         g = forced;
     } else {
-        while (g < gmax && (ncol + g - 1) / g > LSC_LU_SMALL_COLS)
+        while (g < gmax && g < np)
             g *= 2;
         while (g < gmax && smem_bytes(p, n, nrhs, g) > smem_limit(c))
             g *= 2;

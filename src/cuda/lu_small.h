@@ -1,7 +1,8 @@
 /*
  * The small-n LU of method "lu" (k_lu_small.cu, driver lu_small.c): one
  * launch of one thread-block cluster factors an n x n matrix held in the
- * blocks' shared memory and, for gesv, solves with it. Used for getrf and
+ * blocks' shared memory (blocked, a panel of 32 columns per cluster
+ * barrier) and, for gesv, solves with it. Used for getrf and
  * gesv up to LS_CUDA_LU_SMALL_MAX_N (docs/cuda-lu-small.md).
  */
 #ifndef LS_CUDA_LU_SMALL_H
@@ -18,6 +19,8 @@ extern "C" {
 
 #define LSK_LUS_THREADS 512   /* threads of each block */
 #define LSK_LUS_MAX_BLOCKS 16 /* largest cluster (non-portable size; 8 is portable) */
+#define LSK_LU_SMALL_MAX_N 1024 /* a panel's rows: two per thread */
+#define LSK_LUS_PANEL 32 /* panel width, and the column block of the layout */
 
 /* Factor the n x n dA (lda) with partial pivoting: LU in dA, 1-based
  * d_ipiv, *d_info = LAPACK's info (written, not only raised). With

@@ -249,8 +249,11 @@ static int run_size(ls_context *ctx, ls_precision p, int n, uint64_t seed)
 
 int main(int argc, char **argv)
 {
-    static const int sizes[] = {1,   2,   31,  32,  33,  63,  64,  65,  127, 128, 129,
-                                159, 160, 161, 255, 256, 257, 383, 384, 385, 511, 512, 513};
+    /* every n where the cluster or the last panel changes shape, one on
+     * either side, and where each precision stops fitting */
+    static const int sizes[] = {1,   2,   31,  32,  33,  63,  64,  65,  127, 128, 129, 159,
+                                160, 161, 255, 256, 257, 383, 384, 385, 511, 512, 513, 639,
+                                640, 641, 799, 800, 801, 1023, 1024, 1025};
     ls_context *ctx = ct_open_or_skip();
     int fails = 0, quick = argc > 1 && !strcmp(argv[1], "--quick");
     const char *env = getenv("LS_CUDA_LU_SMALL_BLOCKS");
