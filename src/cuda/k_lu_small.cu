@@ -145,6 +145,14 @@ __device__ __forceinline__ int lus_warp_best(unsigned long long &key, int &pos, 
     return 0;
 #else
     const unsigned hi = (unsigned)(key >> 32), mhi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned at_hi = __ballot_sync(0xffffffffu, hi == mhi);
+    if ((at_hi & (at_hi - 1)) == 0) { /* one lane has the largest high word: the usual case */
+        const int win = __ffs(at_hi) - 1;
+        key = __shfl_sync(0xffffffffu, key, win);
+        pos = __shfl_sync(0xffffffffu, pos, win);
+        row = __shfl_sync(0xffffffffu, row, win);
+        return win;
+    }
     const unsigned lo = hi == mhi ? (unsigned)key : 0u, mlo = __reduce_max_sync(0xffffffffu, lo);
     const bool top = hi == mhi && (unsigned)key == mlo;
     const unsigned mp = __reduce_min_sync(0xffffffffu, top ? (unsigned)pos : 0xffffffffu);
@@ -155,6 +163,11 @@ __device__ __forceinline__ int lus_warp_best(unsigned long long &key, int &pos, 
     return win;
 #endif
 }
+
+/* 1 / v, correctly rounded (what (T)1 / v gives, without the general
+ * division's slow path on the column's critical path). */
+__device__ __forceinline__ double lus_rcp(double v) { return __drcp_rn(v); }
+__device__ __forceinline__ float lus_rcp(float v) { return __frcp_rn(v); }
 
 /* A barrier of the first nt threads of the block (named barrier 1). */
 __device__ __forceinline__ void lus_bar(int nt)
@@ -250,7 +263,7 @@ __device__ void lus_half(T *H, int n, int r0, int w, int *ipiv, lus_list *out, i
             if (piv == (T)0 && *zero == 0)
                 *zero = g + 1;
             const bool scale = piv != (T)0, mul = lsk_abs(piv) >= lus_sfmin<T>();
-            const T rp = scale ? (T)1 / piv : (T)1;
+            const T rp = scale ? lus_rcp(piv) : (T)1;
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 if (!live[r])
