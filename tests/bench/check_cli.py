@@ -5,7 +5,7 @@ usage: check_cli.py LINSOLVE CASE WORKDIR
 Runs the command, parses its CSV or JSON, and asserts real numbers: every
 row of a dense method passes the scaled-residual test, GFLOP/s agrees with
 LAPACK's flop count over the printed time, speedups equal the time ratios,
-the metrics tables reproduce seed 002's thread counts, the roofline's
+the metrics tables reproduce Pattam's thread counts, the roofline's
 intensity column follows (2+2L)/(bytes per element). Exit status: number of
 failures; 77 = skipped (backend absent or not implemented yet).
 """
@@ -47,7 +47,7 @@ def csv_tables(text):
             continue
         elif cur is not None:
             tables[cur].append(line)
-    # keyed by the title without its "(seed ...)" tail
+    # keyed by the title without its "(source ...)" tail
     return {k.split(" (")[0]: list(csv.DictReader(io.StringIO("\n".join(v)))) for k, v in tables.items()}
 
 
@@ -211,7 +211,7 @@ def metrics(exe, work):
     check(len(cg) == 4, "CGMA table rows")
     for r in cg:
         n = int(r["N"])
-        check(int(r["threads(seed swaps)"]) == seed[n], "n=%d threads %s = seed 002's %d" %
+        check(int(r["threads(seed swaps)"]) == seed[n], "n=%d threads %s = Pattam's %d" %
               (n, r["threads(seed swaps)"], seed[n]))
         check(0 < r["swaps"] < n, "n=%d actual row exchanges %d" % (n, r["swaps"]))
         ideal = (2 * n**3 / 3 - n**2 / 2 + 5 * n / 6 + 2 * n * n - n) / (2 * n * n + 2 * n)

@@ -1,8 +1,9 @@
 /*
  * Counting formulas checked against hand-worked values and against the
- * numbers the seeds publish: LAPACK's flop counts (computed by hand from
- * 2n^3/3 - n^2/2 + 5n/6 and nrhs(2n^2 - n)), seed 001's GEMM transaction
- * count and volume for p = 16, seed 002's thread-invocation table.
+ * numbers the sources publish: LAPACK's flop counts (computed by hand from
+ * 2n^3/3 - n^2/2 + 5n/6 and nrhs(2n^2 - n)), the GEMM transaction count and
+ * volume for p = 16 of Panchatcharam, Sundar & Klar (2013), Pattam's
+ * thread-invocation table.
  * Exit status: number of failures.
  */
 #include <math.h>
@@ -33,17 +34,18 @@ int main(void)
     /* The bench's per-method flops are LAPACK's gesv for dense methods. */
     bad += lt_check(near(ls_model_flops(LS_METHOD_GJ1, 10, 3, 0), 1195), "model flops gj1 = gesv");
 
-    /* Seed 001, p = 16, float: m^3/128 + m^2/16 transactions, V = m^3/2 + 4m^2. */
+    /* Panchatcharam, Sundar & Klar (2013), p = 16, float: m^3/128 + m^2/16
+     * transactions, V = m^3/2 + 4m^2. */
     for (int m = 256; m <= 4096; m *= 4) {
         ls_model_xfer x;
         ls_model_gemm(m, 16, 4, &x);
         double dm = m;
         bad += lt_check(near(x.transactions, dm * dm * dm / 128 + dm * dm / 16) &&
                             near(x.volume, dm * dm * dm / 2 + 4 * dm * dm) && x.beta == 1.0,
-                        "gemm model m=%d p=16: N=%g V=%g beta=%g (seed 001)", m, x.transactions,
-                        x.volume, x.beta);
+                        "gemm model m=%d p=16: N=%g V=%g beta=%g (Panchatcharam et al.)", m,
+                        x.transactions, x.volume, x.beta);
     }
-    /* Seed 002's table: total threads and peak threads with the seed's
+    /* Pattam's table: total threads and peak threads with Pattam's
      * assumption of a row exchange at half of the n-1 steps. */
     const int sn[] = {50, 80, 100, 200, 500};
     const double total[] = {44249, 177199, 343499, 2706999, 41917499};
@@ -52,8 +54,8 @@ int main(void)
         double t = ls_model_luseed_threads(sn[i], 0.5 * (sn[i] - 1));
         double p = ls_model_luseed_peak_threads(sn[i]);
         bad += lt_check(near(t, total[i]) && near(p, peak[i]),
-                        "lu-seed threads n=%d: total %.0f (seed %.0f), peak %.0f (seed %.0f)", sn[i],
-                        t, total[i], p, peak[i]);
+                        "lu-seed threads n=%d: total %.0f (Pattam %.0f), peak %.0f (Pattam %.0f)",
+                        sn[i], t, total[i], p, peak[i]);
     }
     /* CGMA grows ~linearly in n under the ideal count (flops / 2n^2 ~ n/3). */
     double c1 = ls_model_luseed_cgma(500, 1, 1), c2 = ls_model_luseed_cgma(1000, 1, 1);

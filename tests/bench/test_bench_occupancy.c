@@ -1,6 +1,7 @@
 /*
- * Seed 001's occupancy formula (tools/bench/occupancy.c) against cases
- * worked by hand with the CUDA occupancy calculator's rules. cc 9.0 (H100):
+ * The occupancy formula of Panchatcharam, Sundar & Klar (2013)
+ * (tools/bench/occupancy.c) against cases worked by hand with the CUDA
+ * occupancy calculator's rules. cc 9.0 (H100):
  * 64 warps/SM, 32 blocks/SM, 65536 registers/SM (4 sub-partitions of
  * 16384), register unit 256 per warp, 233472 B shared memory/SM, unit 128 B,
  * 1 KB reserved per block. Exit status: number of failures.

@@ -1,8 +1,9 @@
 /*
  * On a CUDA GPU: for every kernel the CUDA backend registers (and the
- * measurement kernels), seed 001's formula must give the same blocks per SM
- * as cudaOccupancyMaxActiveBlocksPerMultiprocessor, in both precisions and
- * at a small and a large n. Exits 77 (skip) without a GPU.
+ * measurement kernels), the occupancy formula of Panchatcharam, Sundar &
+ * Klar (2013) must give the same blocks per SM as
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor, in both precisions and at
+ * a small and a large n. Exits 77 (skip) without a GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  *   --sanitize-method M  method M at n in {1, 33, 64, 257}, nrhs in {1, 3}, and
  *                      at n = $LS_SANITIZE_EXTRA_N when set
  *   --singular         exactly singular input: info > 0 as the CPU says
- *   --pivot-none       the seed methods without pivoting on diagdom
+ *   --pivot-none       the published methods without pivoting on diagdom
  *   --getrf            the backend's getrf slot against the CPU getrf
  *   --matrices DIR     the real/ matrices, direct methods, b = A * ones
  *   --public           ls_solve through the public API with backend cuda
@@ -130,7 +130,7 @@ static int test_pivot_none(ls_context *ctx)
             double *B = ct_alloc((size_t)n * nrhs, sizeof *B);
             ls_generate(LS_GEN_DIAGDOM, n, A, n, 555u + (unsigned)n, 0.0);
             ls_fill_random(n, nrhs, B, n, 556u);
-            for (int mi = 1; mi < N_DIRECT; mi++) /* the seed methods */
+            for (int mi = 1; mi < N_DIRECT; mi++) /* the published methods */
                 fails += run_case(ctx, direct_methods[mi], precs[pi], LS_PIVOT_NONE, n, nrhs, A,
                                   B, 0);
             /* lu always pivots: it must refuse, not ignore, the request */

@@ -4,8 +4,9 @@
  * timed solves over a rotation of generated matrices (so caches do not
  * flatter), the median kept. Device time comes from the backend's event
  * timings (t_factor + t_solve), and the same plus t_h2d + t_d2h is the time
- * with transfers (seed 003's two tables). Speedups are seed 001's
- * acceleration ratio t_CPU / t_GPU with transfers counted, against the two
+ * with transfers (Quispe Ccapacca's two tables). Speedups are the
+ * acceleration ratio of Panchatcharam, Sundar & Klar (2013),
+ * t_CPU / t_GPU with transfers counted, against the two
  * CPU baselines: sequential `ge` and OpenBLAS `lapack`.
  */
 #ifndef _POSIX_C_SOURCE

@@ -1,9 +1,9 @@
 /*
- * linsolve metrics: seed 001's occupancy formula beside CUDA's own
- * calculator for every kernel of the CUDA backend, seed 001's transaction /
- * volume / beta model for the tiled GEMM and the GEMV beside measured time,
- * seed 002's CGMA and thread counts for lu-seed, and seed 002's
- * read/factor/solve timing breakdown. Parts that need a CUDA device say so
+ * linsolve metrics: the occupancy formula of Panchatcharam, Sundar & Klar
+ * (2013) beside CUDA's own calculator for every kernel of the CUDA backend,
+ * their transaction / volume / beta model for the tiled GEMM and the GEMV
+ * beside measured time, Pattam's CGMA and thread counts for lu-seed, and
+ * Pattam's read/factor/solve timing breakdown. Parts that need a CUDA device say so
  * and are left out on other backends.
  */
 #ifndef _POSIX_C_SOURCE

@@ -19,7 +19,7 @@ void ls_model_gemm(int m, int p, int elem_bytes, ls_model_xfer *out)
     /* (m/p)^2 blocks, m/p steps, each loading two p x p tiles as p^2/16
      * half-warp transactions; one write transaction per 16 results. For
      * p = 16, float: m^3/128 + m^2/16 transactions, V = m^3/2 + 4 m^2 as in
-     * seed 001. Aligned, all bytes used: beta = 1. */
+     * Panchatcharam, Sundar & Klar (2013). Aligned, all bytes used: beta = 1. */
     double dm = m, dp = p > 0 ? p : 16;
     out->transactions = dm * dm * dm / (8.0 * dp) + dm * dm / 16.0;
     out->transaction_bytes = 16.0 * elem_bytes;
@@ -41,7 +41,7 @@ void ls_model_gemv(int m, int p, int elem_bytes, ls_model_xfer *out)
 
 double ls_model_luseed_threads(int n, double swaps)
 {
-    /* Seed 002's configuration: findPivot n-k threads, multipliers n-k-1,
+    /* Pattam's configuration: findPivot n-k threads, multipliers n-k-1,
      * update (n-k-1)^2, swap n per exchange, and one thread for each of the
      * n steps of forward and of backward substitution. */
     double t = 0.0;

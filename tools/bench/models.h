@@ -1,7 +1,8 @@
 /*
  * Counting models for the measurement tools: device-memory bytes per method,
- * seed 001's transaction/volume/beta model for the tiled GEMM and the GEMV,
- * and seed 002's CGMA and thread counts for lu-seed. Every formula here is
+ * the transaction/volume/beta model of Panchatcharam, Sundar & Klar (2013)
+ * for the tiled GEMM and the GEMV, and Pattam's CGMA and thread counts for
+ * lu-seed. Every formula here is
  * stated in docs/metrics.md; the tools print what these return beside
  * measured times, so a model error shows up as an implausible GB/s.
  */
@@ -26,7 +27,7 @@ double ls_model_bytes(ls_method m, int n, int nrhs, int elem_bytes, int iteratio
  * methods compare on time); BiCGStab: per iteration 2 matvecs and ~20n. */
 double ls_model_flops(ls_method m, int n, int nrhs, int iterations);
 
-/* Seed 001's model of one kernel run. */
+/* Panchatcharam, Sundar & Klar (2013)'s model of one kernel run. */
 typedef struct ls_model_xfer {
     double transactions; /* N = sum N_i */
     double transaction_bytes;
@@ -41,8 +42,8 @@ void ls_model_gemm(int m, int p, int elem_bytes, ls_model_xfer *out);
  * shared memory in tiles of p. */
 void ls_model_gemv(int m, int p, int elem_bytes, ls_model_xfer *out);
 
-/* Seed 002: lu-seed's thread invocations over the whole solve, with
- * `swaps` row exchanges (the seed assumes (n-1)/2), and the peak threads of
+/* Pattam's count of lu-seed's thread invocations over the whole solve,
+ * with `swaps` row exchanges (Pattam's table assumes (n-1)/2), and the peak threads of
  * one launch ((n-1)^2, the first trailing update). */
 double ls_model_luseed_threads(int n, double swaps);
 double ls_model_luseed_peak_threads(int n);

@@ -1,5 +1,6 @@
 /*
- * Seed 001's occupancy formula (2.2)-(2.8). Symbol mapping (docs/metrics.md):
+ * The occupancy formula (2.2)-(2.8) of Panchatcharam, Sundar & Klar (2013).
+ * Symbol mapping (docs/metrics.md):
  *   phi        warpSize
  *   mu_reqB    threads per block of the launch
  *   gamma_PB   warps per block = ceil(mu_reqB / phi)                    (2.3)
@@ -11,11 +12,11 @@
  *   alpha_U    shared memory allocation unit (128 B on sm_80+)
  *   xi_PB      alpha_PB + reserved, rounded up to alpha_U                (2.5)
  *   zeta_max   max blocks per SM; gamma_max max warps per SM
- * The seed's register branch (2.4) is written for whole-SM allocation; CUDA
+ * The paper's register branch (2.4) is written for whole-SM allocation; CUDA
  * allocates registers per sub-partition (eta/4 each), so the register limit
  * is floor(eta/4 / eta_warp) * 4 warps, as cuda_occupancy.h computes it.
  * Without that refinement the formula disagrees with CUDA on e.g. 96-thread
- * blocks, and the task is to agree with CUDA's own calculator.
+ * blocks, and the result must agree with CUDA's own calculator.
  */
 #include "occupancy.h"
 

@@ -1,7 +1,8 @@
 /*
- * Occupancy from device properties and a kernel's attributes, by seed 001's
- * formula (2.2)-(2.8), with the symbols mapped to what CUDA exposes and the
- * allocation rules of CUDA's occupancy calculator (cuda_occupancy.h), so the
+ * Occupancy from device properties and a kernel's attributes, by the
+ * formula (2.2)-(2.8) of Panchatcharam, Sundar & Klar (2013), with the
+ * symbols mapped to what CUDA exposes and the allocation rules of CUDA's
+ * occupancy calculator (cuda_occupancy.h), so the
  * result can be set beside cudaOccupancyMaxActiveBlocksPerMultiprocessor and
  * must agree with it. Plain C: no CUDA needed to compile or test it.
  */
@@ -10,7 +11,7 @@
 
 #include <stddef.h>
 
-/* The GPU side: one SM's limits (seed 001's fixed-per-GPU parameters). */
+/* The GPU side: one SM's limits (the paper's fixed-per-GPU parameters). */
 typedef struct ls_occ_gpu {
     int cc_major, cc_minor;
     int warp_size;              /* phi */
@@ -28,7 +29,7 @@ typedef struct ls_occ_gpu {
 /* The kernel side at its launch configuration. */
 typedef struct ls_occ_kernel {
     int block_threads;          /* mu_reqB */
-    int regs_per_thread;        /* gamma_reqT (seed's name) = numRegs */
+    int regs_per_thread;        /* gamma_reqT (the paper's name) = numRegs */
     size_t static_smem;         /* sharedSizeBytes */
     size_t dynamic_smem;        /* launch's dynamic shared memory */
     size_t max_dynamic_smem;    /* maxDynamicSharedSizeBytes (0: not known) */
