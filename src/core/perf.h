@@ -38,7 +38,8 @@ extern "C" {
 #define LS_PERF_NAME_LEN 64
 #define LS_PERF_MAX_KERNELS 96
 
-/* Device properties the occupancy formula (seed 001, (2.2)-(2.8)) needs,
+/* Device properties the occupancy formula ((2.2)-(2.8) of Panchatcharam,
+ * Sundar & Klar 2013) needs,
  * plus what the machine header prints. */
 typedef struct ls_perf_device {
     char name[256];
@@ -108,7 +109,7 @@ typedef struct ls_perf_fma_in {
     int repeat;
 } ls_perf_fma_in;
 
-/* Seed 000's intensity sweep: one coalesced elimination update over an
+/* Li (2025)'s intensity sweep: one coalesced elimination update over an
  * n x n matrix, with `loop` data-dependent FMAs per element added. */
 typedef struct ls_perf_intensity_in {
     ls_precision prec;
@@ -117,7 +118,8 @@ typedef struct ls_perf_intensity_in {
     int repeat;
 } ls_perf_intensity_in;
 
-/* Seed 001's tiled GEMM (m x m, tile p x p) and GEMV (m x m times m). */
+/* The tiled GEMM (m x m, tile p x p) and GEMV (m x m times m) of
+ * Panchatcharam, Sundar & Klar (2013). */
 typedef struct ls_perf_gemm_in {
     ls_precision prec;
     int m;

@@ -1,5 +1,6 @@
 /*
- * BiCGStab (seed 001, Algorithm 2: the standard unpreconditioned method) on
+ * BiCGStab (Panchatcharam, Sundar & Klar 2013, Algorithm 2: the standard
+ * unpreconditioned method) on
  * a dense matrix, one right-hand side at a time, precision-generic (see
  * real_macros.h). Included by bicgstab.c once per precision.
  *

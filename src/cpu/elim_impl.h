@@ -1,9 +1,9 @@
 /*
- * Gaussian elimination (seed 000, Algorithm 1) and the two Gauss-Jordan
- * models of seed 003 on the augmented system [A | B], precision-generic
+ * Gaussian elimination (Li 2025, Algorithm 1) and the two Gauss-Jordan
+ * models of Quispe Ccapacca on the augmented system [A | B], precision-generic
  * (see real_macros.h). Included by elim.c once per precision.
  *
- * The seeds write the loops row by row; here the same arithmetic runs in
+ * Both sources write the loops row by row; here the same arithmetic runs in
  * column order, which is the unit-stride order for column-major storage.
  * A zero pivot (exactly 0 after the row exchange) is recorded as LAPACK
  * info, its column is skipped, and the elimination runs to the end.
@@ -69,7 +69,7 @@ static void FN(update_rows)(int n, int nrhs, int k, int lo, int hi, REAL *A, int
     }
 }
 
-/* Algorithm 1 of seed 000, single thread on purpose (the seed's CPU
+/* Algorithm 1 of Li (2025), single thread on purpose (the report's CPU
  * baseline). On return A holds U above the diagonal (multipliers below),
  * B the reduced right-hand sides. */
 int FN(ls_cpu_ge_eliminate)(int n, int nrhs, REAL *A, int lda, REAL *B, int ldb, int *ipiv,

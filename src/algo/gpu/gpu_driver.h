@@ -37,7 +37,7 @@ void lsg_phases_report(lsg_elapsed_fn elapsed, void *q, unsigned marked, ls_repo
 void lsg_progress(const ls_job *job, int k, int n);
 
 /*
- * The device primitives of the seed methods (ge-naive, ge-blocked,
+ * The device primitives of the published methods (ge-naive, ge-blocked,
  * ge-coalesced, gj1, gj2 on the row-major augmented [A | B]; lu-seed on the
  * column-major A and B). `q` is the backend's state for one solve. Each
  * slot returns 0 or a status with err written; none waits for the device
@@ -90,7 +90,7 @@ typedef struct lsg_seed_ops {
 } lsg_seed_ops;
 
 /*
- * Solves the (checked, n > 0) job with its seed method on a backend:
+ * Solves the (checked, n > 0) job with its published method on a backend:
  * upload | elimination | read info, X from the factors | download, each
  * phase marked; rep's four times (when rep is not NULL and the solve
  * reached its end). core formats the driver's own errors.

@@ -1,7 +1,8 @@
-/* The seed methods' driver, once for every GPU backend: seed 000's
- * Gaussian elimination (ge-naive, ge-blocked, ge-coalesced, with seed 004's
- * back substitution), seed 003's Gauss-Jordan models (gj1, gj2) and seed
- * 002's LU (lu-seed). Per step a pivot (search and swap) and one
+/* The driver of the published GPU methods (docs/references.md), once for
+ * every GPU backend: Li (2025)'s Gaussian elimination (ge-naive,
+ * ge-blocked, ge-coalesced, with the back substitution of TendTo's
+ * Linear-System-Solver), Quispe Ccapacca's Gauss-Jordan models (gj1, gj2)
+ * and Pattam's LU (lu-seed). Per step a pivot (search and swap) and one
  * elimination launch; the host waits once, after the elimination, to read
  * info. The kernels behind each step are the backend's (lsg_seed_ops). */
 #include <stdarg.h>
