@@ -1,4 +1,4 @@
-/* Seed 004's local-memory elimination (ge-local): one work-group, the whole
+/* TendTo's local-memory elimination (ge-local): one work-group, the whole
  * augmented matrix in local memory, one launch. Refuses with LS_ELIMIT when
  * the system does not fit the device's local memory.
  * Timing (ocl_timer.h): elimination and the result vector run in one

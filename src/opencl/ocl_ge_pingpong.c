@@ -1,4 +1,4 @@
-/* Seed 004's ping-pong elimination: ge-buffer (two buffers) and ge-image
+/* TendTo's ping-pong elimination: ge-buffer (two buffers) and ge-image
  * (two CL_R/CL_FLOAT images), one frame launch per pivot with the pivot
  * search between frames (pivot_search + the swap folded into the frame).
  * Timings: device events at the phase boundaries (ocl_timer.h). */

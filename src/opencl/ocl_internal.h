@@ -19,11 +19,11 @@
 /* Kernel families: one kernels/<family>.cl each, embedded at build time. */
 typedef enum ocl_family {
     OCL_FAM_ROWOPS = 0, /* pivot search, row swap, back substitution (row-major) */
-    OCL_FAM_GE_SEED,    /* seed 000: naive, blocked, coalesced elimination */
-    OCL_FAM_PINGPONG,   /* seed 004: buffer ping-pong frames */
-    OCL_FAM_IMAGE,      /* seed 004: image ping-pong frames (float only) */
-    OCL_FAM_GE_LOCAL,   /* seed 004: whole system in local memory */
-    OCL_FAM_GJ,         /* seed 003: Gauss-Jordan models 1 and 2 */
+    OCL_FAM_GE_SEED,    /* Li 2025: naive, blocked, coalesced elimination */
+    OCL_FAM_PINGPONG,   /* TendTo: buffer ping-pong frames */
+    OCL_FAM_IMAGE,      /* TendTo: image ping-pong frames (float only) */
+    OCL_FAM_GE_LOCAL,   /* TendTo: whole system in local memory */
+    OCL_FAM_GJ,         /* Quispe Ccapacca: Gauss-Jordan models 1 and 2 */
     OCL_FAM_LU,         /* LU with partial pivoting, column-major, + getrs */
     OCL_FAM_COUNT_
 } ocl_family;
@@ -178,7 +178,7 @@ int ocl_rm_download(ocl_ctx *c, const ocl_system *s, const ocl_rm_buffers *b, co
 int ocl_solve_ge_pingpong(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err,
                           size_t errlen);
 int ocl_solve_ge_local(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
-/* The seed methods (ge-naive, ge-blocked, ge-coalesced, gj1, gj2): the
+/* The published methods (ge-naive, ge-blocked, ge-coalesced, gj1, gj2): the
  * shared driver (gpu/gpu_driver.h) over this backend's primitives
  * (ocl_seed_prims.c); fills rep's times itself. */
 int ocl_solve_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, ls_report *rep, char *err,

@@ -1,5 +1,6 @@
-/* The row-major augmented system [A | B] on the device, as the seeds keep it:
- * packing, upload, pivot steps, back substitution and read-back. */
+/* The row-major augmented system [A | B] on the device, as the published
+ * GPU methods keep it: packing, upload, pivot steps, back substitution and
+ * read-back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

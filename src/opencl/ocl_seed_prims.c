@@ -1,6 +1,6 @@
-/* The OpenCL primitives of the seed methods (gpu/gpu_driver.h): seed 000's
- * elimination kernels (ge_seed.cl: ge-naive, ge-blocked, ge-coalesced),
- * seed 003's Gauss-Jordan kernels (gj.cl), and the row-major [A | B]
+/* The OpenCL primitives of the published methods (gpu/gpu_driver.h):
+ * Li (2025)'s elimination kernels (ge_seed.cl: ge-naive, ge-blocked,
+ * ge-coalesced), Quispe Ccapacca's Gauss-Jordan kernels (gj.cl), and the row-major [A | B]
  * pieces every row-major driver shares (rowops.cl, ocl_rowmajor.c). The
  * loops are the shared driver's; lu-seed is not run here (no slot). */
 #include <stdlib.h>

@@ -7,7 +7,9 @@
  * (not the report's), and in double the solution must also agree with the
  * CPU's.
  *
- * usage: test_opencl_solve GROUP   (seed000 | seed004 | gj | lu | all)
+ * usage: test_opencl_solve GROUP   (ge_li | ge_tendto | gj | lu | all)
+ *   ge_li: Li (2025)'s ge-naive, ge-blocked, ge-coalesced; ge_tendto: the
+ *   ge-local, ge-buffer, ge-image of TendTo's Linear-System-Solver
  * Exit status: the number of failures; 77 when there is no OpenCL platform.
  */
 #include <math.h>
@@ -24,8 +26,8 @@ typedef struct group {
 } group;
 
 static const group groups[] = {
-    {"seed000", {LS_METHOD_GE_NAIVE, LS_METHOD_GE_BLOCKED, LS_METHOD_GE_COALESCED}, 3, 513},
-    {"seed004", {LS_METHOD_GE_LOCAL, LS_METHOD_GE_BUFFER, LS_METHOD_GE_IMAGE}, 3, 513},
+    {"ge_li", {LS_METHOD_GE_NAIVE, LS_METHOD_GE_BLOCKED, LS_METHOD_GE_COALESCED}, 3, 513},
+    {"ge_tendto", {LS_METHOD_GE_LOCAL, LS_METHOD_GE_BUFFER, LS_METHOD_GE_IMAGE}, 3, 513},
     {"gj", {LS_METHOD_GJ1, LS_METHOD_GJ2}, 2, 513},
     {"lu", {LS_METHOD_LU, LS_METHOD_GE}, 2, 513},
 };

@@ -1,4 +1,4 @@
-/* Seed 004, local-memory variant: one work-group holds the whole augmented
+/* TendTo's Linear-System-Solver, local-memory variant: one work-group holds the whole augmented
  * matrix (n rows of w = n + nrhs) in local memory, so the steps synchronise
  * with barriers instead of kernel launches: O(1) launches. Partial pivoting
  * (pivot search and swap inside the kernel) unless pivoting == 0. Every

@@ -1,8 +1,8 @@
-/* Seed 000: three forward-elimination kernels for step k on the row-major
+/* Li (2025): three forward-elimination kernels for step k on the row-major
  * augmented matrix M (n rows, w = n + nrhs columns). Column k itself is
  * never written: every work-item of a row reads M[row][k] for its
  * multiplier, and back substitution reads only the upper triangle, so
- * leaving it avoids the read/write race the seed's coalesced kernel has. */
+ * leaving it avoids the read/write race the report's coalesced kernel has. */
 
 /* ge-naive: one work-item per row below the pivot. */
 __kernel void ge_naive(__global REAL *M, int n, int w, int k)

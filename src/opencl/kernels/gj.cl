@@ -1,6 +1,6 @@
-/* Seed 003's Gauss-Jordan models on the row-major augmented matrix M (n
+/* Quispe Ccapacca's Gauss-Jordan models on the row-major augmented matrix M (n
  * rows, w = n + nrhs), with partial pivoting (rowops.cl) before each step.
- * The seed normalises the pivot row inside every work-item, a race; here
+ * The source normalises the pivot row inside every work-item, a race; here
  * rows keep their pivot and gj_result divides once at the end, which gives
  * the same reduced system. No kernel writes what another of its work-items
  * reads: column k and row k are read-only during step k. */
@@ -40,7 +40,8 @@ __kernel void gj2_step(__global REAL *M, int n, int w, int k)
     M[(size_t)i * w + j] -= f * M[(size_t)k * w + j];
 }
 
-/* Seed 003's kernel 4: X from the reduced right-hand sides (diagonal system). */
+/* Quispe Ccapacca's kernel 4: X from the reduced right-hand sides (diagonal
+ * system). */
 __kernel void gj_result(__global const REAL *M, int n, int w, __global REAL *X)
 {
     int i = (int)get_global_id(0);

@@ -1,4 +1,4 @@
-/* Seed 004, image ping-pong (built for REAL=float only): the augmented
+/* TendTo's Linear-System-Solver, image ping-pong (built for REAL=float only): the augmented
  * matrix lives in two CL_R/CL_FLOAT images, texel (x = column, y = row).
  * OpenCL 1.2 cannot read and write one image in a kernel, so the pivot swap
  * is folded into the frame exactly as in pingpong.cl. */

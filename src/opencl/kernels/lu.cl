@@ -1,4 +1,4 @@
-/* LU with partial pivoting (seed 002's kernels: findPivot, swapRows,
+/* LU with partial pivoting (Pattam's kernels: findPivot, swapRows,
  * computeMultipliers, updateSubmatrix) on a column-major m x n matrix A
  * with leading dimension lda, then getrs' triangular solves. Column-major
  * keeps the pivot column contiguous and lets the host copy LAPACK-layout

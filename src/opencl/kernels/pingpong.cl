@@ -1,4 +1,4 @@
-/* Seed 004, buffer ping-pong: step k reads `in` and writes `out`, so no
+/* TendTo's Linear-System-Solver, buffer ping-pong: step k reads `in` and writes `out`, so no
  * work-item ever reads an element another one writes in the same launch.
  * Partial pivoting is folded into the frame: the pivot row p = piv[k]
  * (found on `in` by pivot_search) is written to out row k, and the old row

@@ -50,10 +50,10 @@ __global const REAL *final_row(__global const REAL *M0, __global const REAL *M1,
     return (which ? M1 : M0) + (size_t)i * w;
 }
 
-/* Back substitution, one work-group per right-hand side c (seed 004's
- * result vector): each row's sum over the known unknowns is a strided
- * partial sum per work-item and an O(log L) tree reduction, so any n works
- * with a local buffer of the group size. X is column-major n x nrhs. */
+/* Back substitution, one work-group per right-hand side c (the result
+ * vector of TendTo's Linear-System-Solver): each row's sum over the known
+ * unknowns is a strided partial sum per work-item and an O(log L) tree
+ * reduction, so any n works with a local buffer of the group size. X is column-major n x nrhs. */
 __kernel void back_substitute(__global const REAL *M0, __global const REAL *M1, int layout,
                               int n, int w, __global REAL *X, __local REAL *partial)
 {
