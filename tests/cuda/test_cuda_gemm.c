@@ -1,7 +1,8 @@
 /*
  * The tiled GEMM of Panchatcharam, Sundar & Klar (2013) against cuBLAS
- * (any m, n, k; tiles 8/16/32; FP64/FP32), and the kernel registry (every entry's function is a real
- * kernel whose limits admit the launch shape it lists).
+ * (any m, n, k; tiles 8/16/32; FP64/FP32), and the kernel registry (every
+ * entry's function is a real kernel whose limits admit the launch shape it
+ * lists).
  * Exit status: number of failures; 77 without a CUDA device.
  */
 #include <cublas_v2.h>
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernel_registry.h"
+#include "cuda_backend.h"
+#include "kernel_registry.h"
 #include "linsolve.h"
 #include "testutil.h"
 
