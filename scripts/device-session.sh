@@ -241,14 +241,14 @@ if want variants; then
   timeout --kill-after=5 "$(left)" env REPEAT="${VARIANT_REPEAT:-5}" bash "$ROOT/scripts/lu-variants.sh" \
     "$LS" "$OUTD/variants.txt" "${VARIANT_SIZES:-256,1024,2048,4096}" "${vs[@]}" | tee -a "$SUM"
 fi
-# The issue's table: lu vs cuSOLVER at every size, one process.
+# lu against cuSOLVER's getrf + getrs at every size, one process.
 if want lu_vs_cusolver; then
   run lu_vs_cusolver 300 "$OUTD/lu-vs-cusolver.txt" "$LS" bench --lu-vs-cusolver \
     --sizes "${LU_VS_SIZES:-256,512,1024,2048,4096,8192,16384,32768}" --precision double,single \
     --repeat "${LU_VS_REPEAT:-9}" --csv "$OUTD/lu-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(double|single)" "$OUTD/lu-vs-cusolver.txt" | tee -a "$SUM"
 fi
-# --precision mixed (issue 11): its GPU tests, then ours against cuSOLVER's
+# --precision mixed: its GPU tests, then ours against cuSOLVER's
 # dgetrf and IRS solvers (MIXED_SIZES; CSV for bench/results/h100/).
 if want mixed; then
   run mixed_tests 240 "$OUTD/mixed_ctest.txt" ctest --test-dir "$BUILD" -R '^cuda_mixed$' -V \
@@ -259,7 +259,7 @@ if want mixed; then
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
-# The butterfly path (issue 11): a short sanity run, the panel width at
+# The butterfly path (--pivot rbt): a short sanity run, the panel width at
 # RBT_NB_SIZE, its GPU tests (unless RBT_TESTS=0), then the sweep
 # (RBT_SIZES) with its CSV; RBT_FLAGS picks ours (default --pivot rbt).
 if want mixed_rbt; then
@@ -283,7 +283,7 @@ if want mixed_rbt; then
     --csv "$OUTD/mixed-vs-cusolver.csv"
   grep -E "^ *[0-9]+ +(normal|randsvd)" "$OUTD/mixed-vs-cusolver.txt" | tee -a "$SUM"
 fi
-# The LAPACK drop-in's crossover: system LAPACK vs the GPU per n (issue 13).
+# The LAPACK drop-in's crossover: system LAPACK vs the GPU per n.
 if want crossover; then
   run crossover_tests 150 "$OUTD/lapack-crossover-log.txt" ctest --test-dir "$BUILD" \
     -R 'lapack_lin_cuda|cuda_public|cuda_getrf' --timeout 140
@@ -309,7 +309,7 @@ if want crossover_variants; then
   done
   cat "$V" | tee -a "$SUM"
 fi
-# Batched solves: their CUDA tests, then bench --batched (issue 12's CSV).
+# Batched solves: their CUDA tests, then bench --batched (batched-vs-cublas CSV).
 if want batched; then
   run batched_tests 200 "$OUTD/batched_ctest.txt" ctest --test-dir "$BUILD" -R 'batched' -V \
     --timeout 190

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10's table on a bare GPU machine: build linsolve with CUDA, then
+# The lu-against-cuSOLVER table on a bare GPU machine: build linsolve with CUDA, then
 # `linsolve bench --lu-vs-cusolver` over n = 256 ... 32768 in FP64 and FP32:
 # our lu (getrf + getrs on device memory) against cuSOLVER's Xgetrf + Xgetrs,
 # nrhs 1, the matrix already on the device, medians of REPEAT runs after a

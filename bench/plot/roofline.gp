@@ -16,5 +16,5 @@ set key left top
 roof(x) = (x * bw < peak) ? x * bw : peak
 set arrow from ridge, graph 0 to ridge, graph 1 nohead dt 2
 plot [0.01:10000] roof(x) title sprintf('measured roof, ridge %.2f flop/B', ridge) lw 2, \
-     'roofline_sweep.csv' using 3:4 skip 1 with linespoints title 'intensity sweep (seed 000)', \
+     'roofline_sweep.csv' using 3:4 skip 1 with linespoints title 'intensity sweep (Li 2025)', \
      'roofline_methods.csv' using 5:6:1 skip 1 with labels point pt 7 offset 1,0.5 title 'methods'

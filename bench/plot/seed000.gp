@@ -1,4 +1,4 @@
-# Seed 000's comparison: GPU time of ge-naive / ge-blocked / ge-coalesced vs n,
+# Li (2025)'s comparison: GPU time of ge-naive / ge-blocked / ge-coalesced vs n,
 # from `linsolve bench --format csv` output (seed000.txt of scripts/bench-gpu-suite.sh).
 #   gnuplot -e "file='seed000.txt'; prec='single'" bench/plot/seed000.gp
 if (!exists("file")) file = 'seed000.txt'

@@ -1,4 +1,4 @@
-# Seed 003's two tables as one plot: gj1 / gj2 time with and without the
+# Quispe Ccapacca's two tables as one plot: gj1 / gj2 time with and without the
 # host<->device transfers, from seed003.txt (bench --format csv).
 #   gnuplot -e "file='seed003.txt'" bench/plot/seed003.gp
 if (!exists("file")) file = 'seed003.txt'
