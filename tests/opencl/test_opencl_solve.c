@@ -94,7 +94,7 @@ static int run_group(ls_context *ocl, ls_context *cpu, const group *g)
             }
             ot_problem_free(&pb);
         }
-        /* The seeds' original no-pivot mode, on inputs that allow it. */
+        /* The published methods' original no-pivot mode, on inputs that allow it. */
         for (int n = 17; n <= 255; n += 238) {
             ot_problem pb;
             if (ot_problem_make(&pb, cpu, LS_GEN_DIAGDOM, p, LS_PIVOT_NONE, n, 2,
