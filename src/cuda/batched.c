@@ -12,14 +12,14 @@
  * info is nonzero so that their B is kept. Host arrays are copied to the
  * device, solved there and copied back. */
 #include "core/knobs.h"
-#include "batched_cuda.h"
+#include "cuda/batched_cuda.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/batched.h"
-#include "k_batched.h"
+#include "cuda/k_batched.h"
 
 /* Argument positions in linsolve.h, for the -i of a pointer that is not
  * device memory: {A, ipiv, B, info} per op. */

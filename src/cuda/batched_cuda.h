@@ -2,8 +2,8 @@
 #ifndef LS_CUDA_BATCHED_CUDA_H
 #define LS_CUDA_BATCHED_CUDA_H
 
-#include "cuda_backend.h"
-#include "typed.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "core/knobs.h"
-#include "cuda_backend.h"
-#include "genp.h"
-#include "k_rbt.h"
-#include "typed.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/genp.h"
+#include "cuda/k_rbt.h"
+#include "cuda/common/typed.h"
 
 #define LS_REAL_IMPL "cuda/genp_impl.h"
 #include "common/instantiate_real.h"

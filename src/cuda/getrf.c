@@ -5,9 +5,9 @@
  * then the right half is factored. Leaves run our panel kernels. Pivots and
  * info never leave the device: no host sync. */
 #include "core/knobs.h"
-#include "cuda_backend.h"
-#include "kernels.h"
-#include "lu_small.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
+#include "cuda/lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "core/knobs.h"
-#include "cuda_backend.h"
-#include "kernels.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
 
 #define LSC_LA_MAX_EV 2
 

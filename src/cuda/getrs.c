@@ -3,9 +3,9 @@
  * device (k_laswp_rhs.cu) and the triangular solves are cuBLAS trsm, all on
  * c->stream: nothing here waits for the device, so getrf and getrs queue
  * back to back with no host round trip between them. */
-#include "cuda_backend.h"
-#include "kernels.h"
-#include "lu_small.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
+#include "cuda/lu_small.h"
 
 #include <stdio.h>
 

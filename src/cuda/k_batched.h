@@ -15,7 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "typed.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

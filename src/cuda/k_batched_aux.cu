@@ -4,8 +4,8 @@
  * and zeroing info. */
 #include <cuda_runtime.h>
 
-#include "k_batched.h"
-#include "k_common.cuh"
+#include "cuda/k_batched.h"
+#include "cuda/common/k_common.cuh"
 
 #define GETRS_THREADS 256
 #define AUX_THREADS 256

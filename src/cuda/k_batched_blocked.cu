@@ -19,9 +19,9 @@
  * Stacks are column-major here (the driver transposes row-major ones). */
 #include <cuda_runtime.h>
 
-#include "k_batched_blocked.h"
-#include "k_batched_pivot.cuh"
-#include "k_common.cuh"
+#include "cuda/k_batched_blocked.h"
+#include "cuda/k_batched_pivot.cuh"
+#include "cuda/common/k_common.cuh"
 
 template <typename T> __device__ __forceinline__ T bb_sfmin();
 template <> __device__ __forceinline__ double bb_sfmin<double>() { return 2.2250738585072014e-308; }

@@ -8,8 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "k_batched.h"
-#include "typed.h"
+#include "cuda/k_batched.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

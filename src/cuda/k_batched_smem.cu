@@ -17,9 +17,9 @@
  * update loads four columns ahead of its stores so the loads overlap. */
 #include <cuda_runtime.h>
 
-#include "k_batched.h"
-#include "k_batched_pivot.cuh"
-#include "k_common.cuh"
+#include "cuda/k_batched.h"
+#include "cuda/k_batched_pivot.cuh"
+#include "cuda/common/k_common.cuh"
 
 template <typename T> __device__ __forceinline__ T bs_sfmin();
 template <> __device__ __forceinline__ double bs_sfmin<double>() { return 2.2250738585072014e-308; }

@@ -19,9 +19,9 @@
  * row, are never read by a real column and are never written out. */
 #include <cuda_runtime.h>
 
-#include "k_batched.h"
-#include "k_batched_pivot.cuh"
-#include "k_common.cuh"
+#include "cuda/k_batched.h"
+#include "cuda/k_batched_pivot.cuh"
+#include "cuda/common/k_common.cuh"
 
 #define WARP_THREADS 128 /* 4 warps a block */
 #define SMEM_FROM_NP 8   /* below, shuffles (a row of 2 or 4 is one or two of them) */

@@ -3,8 +3,8 @@
  * shared memory tile by tile (figure 4), dot products by a two-stage block
  * reduction (deterministic, no double atomics), and one fused three-term
  * vector update that covers every axpy-type step of the iteration. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 /* Rows of one thread are blockDim.x apart, so at every column a warp reads
  * 32 consecutive elements of the column-major A (coalesced). */

@@ -3,8 +3,8 @@
  * left as it is: the substitution reads only the upper triangle, so zeroing
  * it would be traffic for nothing. A zero pivot (singular column, recorded
  * by the pivot search) skips the step, as LAPACK skips the scaling. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 /* ge-naive: thread = row. Consecutive threads walk different rows of a
  * row-major matrix, so their accesses are uncoalesced: that is the point of

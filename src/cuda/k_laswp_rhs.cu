@@ -6,8 +6,8 @@
  * does the swaps there (about 30 ns each on an H100: n = 4096 in 125 us),
  * and the block writes the column back coalesced. A column too long for
  * shared memory is swapped in place. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 /* Swap x[k] and x[p] without a branch (p == k writes x[k] back); a pivot
  * outside [0, n) is taken as k. */

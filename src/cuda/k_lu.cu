@@ -1,8 +1,8 @@
 /* Panel kernels of the blocked LU (method "lu"): the panel is factored one
  * column at a time with two launches per column, pivots kept on the device.
  * The trailing matrix is left to cuBLAS (trsm + gemm) by the host code. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 /* One block does the whole column: the argmax over rows [j, m), the swap of
  * rows j and p inside the panel's columns, and the scaling of the column

@@ -41,8 +41,8 @@
 #include <cooperative_groups.h>
 #include <limits.h>
 
-#include "k_common.cuh"
-#include "lu_small.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/lu_small.h"
 
 namespace cg = cooperative_groups;
 

@@ -4,8 +4,8 @@
  * threshold; we keep LAPACK's rule instead (only an exact zero pivot is
  * singular, reported through info), so the method obeys the same contract
  * as the others. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 template <typename T>
 __global__ void lsk_seed_multipliers_kernel(int n, T *A, int lda, int k)

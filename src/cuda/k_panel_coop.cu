@@ -15,9 +15,9 @@
 #include <cooperative_groups.h>
 #include <limits.h>
 
-#include "k_common.cuh"
-#include "k_panel_leaf.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/k_panel_leaf.cuh"
+#include "cuda/common/kernels.h"
 
 namespace cg = cooperative_groups;
 

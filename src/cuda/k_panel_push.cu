@@ -17,8 +17,8 @@
  * column and the multipliers of the next need no block barrier. */
 #include <cooperative_groups.h>
 
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 namespace cg = cooperative_groups;
 

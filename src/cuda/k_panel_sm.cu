@@ -17,8 +17,8 @@
  * them. The interchanges reach the other columns through a move list. */
 #include <climits>
 
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 #define LSK_SM_RPT ((LSK_SM_MAXROWS + LSK_SM_THREADS - 1) / LSK_SM_THREADS)
 

@@ -3,8 +3,8 @@
  * reductions in two fixed-order passes. */
 #include <math.h>
 
-#include "k_common.cuh"
-#include "k_sparse.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/k_sparse.h"
 
 enum { THREADS = 256 };
 

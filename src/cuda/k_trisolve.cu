@@ -2,8 +2,8 @@
  * row i's dot product with the solved unknowns is split over the block's
  * threads and summed in shared memory; thread 0 finishes x(i). One block
  * per right-hand side, so right-hand sides run in parallel. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 template <typename T>
 __global__ void lsk_trsv_tree_kernel(int n, const T *Tm, long long rs, long long cs, int lower,

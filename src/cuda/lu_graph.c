@@ -13,7 +13,7 @@
  * read when the graph runs, as it is by a direct call.
  * LS_CUDA_GRAPH=0 turns replay off (for measuring). */
 #include "core/knobs.h"
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 
 #include <stdlib.h>
 #include <string.h>

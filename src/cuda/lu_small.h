@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "typed.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,11 +17,11 @@
 
 #include "core/knobs.h"
 #include "algo/mixed.h"
-#include "cuda_backend.h"
-#include "k_mixed.h"
-#include "genp.h"
-#include "k_rbt.h"
-#include "mixed_cuda.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/k_mixed.h"
+#include "cuda/genp.h"
+#include "cuda/k_rbt.h"
+#include "cuda/mixed_cuda.h"
 
 /* auto picks FP32 factors at every order by default. Measured on an H100
  * (bench/notes/mixed-cuda.md): our LU is bound by its panel chain, not by

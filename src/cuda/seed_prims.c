@@ -3,9 +3,9 @@
  * (built on the device from A and B), lu-seed on the column-major A and B.
  * The loops are the shared driver's (gpu/seed_driver.c); the slots that
  * touch elements are written once in seed_prims_impl.h, per precision. */
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 #include "algo/gpu/gpu_driver.h"
-#include "kernels.h"
+#include "cuda/common/kernels.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -74,7 +74,7 @@ done:
     return st;
 }
 
-#define LS_REAL_IMPL "seed_prims_impl.h"
+#define LS_REAL_IMPL "cuda/seed_prims_impl.h"
 #include "common/instantiate_real.h"
 
 int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)

@@ -3,8 +3,8 @@
  * host (the iteration's branches need them there anyway). Convergence is
  * declared only after the true residual b - A x has been recomputed: the
  * recursively updated residual can drift below it. */
-#include "cuda_backend.h"
-#include "kernels.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,9 +2,9 @@
  * on the device (getrf.c), getrs on the device (getrs.c) on the same
  * stream, copy out. Before allocating, the bytes the solve needs are
  * checked against the free device memory. */
-#include "cuda_backend.h"
-#include "kernels.h"
-#include "lu_small.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
+#include "cuda/lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>

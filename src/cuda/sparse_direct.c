@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
-#include "sparse_cuda.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/sparse_cuda.h"
 
 /* cuDSS 0.8 gave the CSR row offsets a type of their own and named the data
  * types CUDSS_R_*; 1.0 kept those names as aliases of CUDA_R_*. Offsets and

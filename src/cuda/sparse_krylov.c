@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
-#include "k_sparse.h"
-#include "sparse_cuda.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/k_sparse.h"
+#include "cuda/sparse_cuda.h"
 
 typedef struct dcsr { /* a CSR matrix on the device, with its descriptor */
     void *ptr, *idx;

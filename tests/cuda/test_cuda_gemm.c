@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
-#include "kernel_registry.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernel_registry.h"
 #include "linsolve.h"
 #include "testutil.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels.h"
+#include "cuda/common/kernels.h"
 #include "testutil.h"
 
 static uint64_t next_u64(uint64_t *s)

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "kernels.h"
+#include "cuda/common/kernels.h"
 #include "testutil.h"
 
 static int expect(size_t es, int rows, int w, int want, int max, size_t smem, int G_want,

@@ -1,13 +1,13 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
  * table the core dlopens, method dispatch and device information. */
 #include "core/methods.h"
-#include "batched_cuda.h"
-#include "check.h"
-#include "sparse_cuda.h"
-#include "cuda_backend.h"
-#include "kernels.h"
-#include "mixed_cuda.h"
-#include "perf/perf.h"
+#include "cuda/batched_cuda.h"
+#include "cuda/common/check.h"
+#include "cuda/sparse_cuda.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
+#include "cuda/mixed_cuda.h"
+#include "cuda/perf/perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * to be device memory of this GPU (a kernel faulting on host memory would
  * leave the CUDA context unusable), the scratch comes from the stream's
  * memory pool and the kernels of k_check.cu are queued on the stream. */
-#include "check.h"
-#include "k_check.h"
+#include "cuda/common/check.h"
+#include "cuda/common/k_check.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef LS_CUDA_CHECK_H
 #define LS_CUDA_CHECK_H
 
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 
 #ifdef __cplusplus
 extern "C" {

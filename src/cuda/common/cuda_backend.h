@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/backend.h"
-#include "typed.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,7 +17,7 @@
  * reads the environment once, core/knobs.h); the counters are process-wide, like LS_FAULT_ALLOC's, and exist for tests.
  * Unset, a checked call pays one predictable branch on lsc_fault_mode. */
 #include "core/knobs.h"
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Error reporting and allocation helpers of the CUDA plugin. The plugin
  * keeps its own copies rather than reaching into liblinsolve's hidden
  * util.c symbols. */
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 
 #include <stdlib.h>
 

@@ -4,8 +4,8 @@
  * host or device memory: device memory keeps the call asynchronous on the
  * context's stream; host memory makes it synchronise and copy back.
  * Also the device-memory check of the host-array paths. */
-#include "cuda_backend.h"
-#include "lu_small.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/lu_small.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The tiled GEMM of seed 001 as a C entry point, for tests and metrics. */
-#include "cuda_backend.h"
-#include "kernels.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernels.h"
 
 LS_API int ls_cuda_gemm_tiled(int prec, int tile, int m, int n, int k, const void *dA, int lda,
                        const void *dB, int ldb, void *dC, int ldc, cudaStream_t stream)

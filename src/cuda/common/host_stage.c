@@ -5,7 +5,7 @@
  * back. Here the host packs one chunk into pinned memory while the DMA of
  * the previous chunk runs. */
 #include "core/knobs.h"
-#include "cuda_backend.h"
+#include "cuda/common/cuda_backend.h"
 
 #include <stdlib.h>
 #include <string.h>

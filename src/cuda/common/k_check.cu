@@ -22,8 +22,8 @@
 #include <limits.h>
 #include <math.h>
 
-#include "k_check.h"
-#include "k_common.cuh"
+#include "cuda/common/k_check.h"
+#include "cuda/common/k_common.cuh"
 
 #define CHK_THREADS 256
 #define CHK_WARPS (CHK_THREADS / 32)

@@ -15,7 +15,7 @@ static inline unsigned lsk_blocks(long long work, int threads)
     return (unsigned)((work + threads - 1) / threads);
 }
 
-#include "typed.h"
+#include "cuda/common/typed.h"
 
 /* The two C launchers of a signature macro SIG (typed.h), each calling
  * the template impl<T> with the parenthesised argument list args. */
@@ -35,7 +35,7 @@ static inline auto lsk_typed(FD fd, FS fs)
 }
 #define LSK_TYPED(T, name) lsk_typed<T>(name##_d, name##_s)
 
-#include "kernel_registry.h"
+#include "cuda/common/kernel_registry.h"
 
 /* One registry entry (see kernel_registry.h). */
 static inline ls_cuda_kernel_desc lsk_desc(const char *name, const char *method, const void *func,

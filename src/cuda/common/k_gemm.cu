@@ -1,7 +1,7 @@
 /* Seed 001 figure 2: C = A B with p x p tiles of A and B staged in shared
  * memory; any m, n, k (edge tiles are padded with zeros). Column-major. */
-#include "k_common.cuh"
-#include "kernels.h"
+#include "cuda/common/k_common.cuh"
+#include "cuda/common/kernels.h"
 
 template <typename T, int P>
 __global__ void lsk_gemm_tiled_kernel(int m, int n, int k, const T *A, int lda, const T *B,

@@ -2,7 +2,7 @@
  * sees their template instantiations); this file gathers them per
  * precision once, in a function-local static (thread-safe initialisation,
  * read-only afterwards). */
-#include "kernels.h"
+#include "cuda/common/kernels.h"
 
 #define LSK_REG_FILES 10
 

@@ -15,8 +15,8 @@
 #define LS_CUDA_KERNELS_H
 
 #include <cuda_runtime_api.h>
-#include "kernel_registry.h"
-#include "typed.h"
+#include "cuda/common/kernel_registry.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "typed.h"
+#include "cuda/common/typed.h"
 
 #ifdef __cplusplus
 extern "C" {

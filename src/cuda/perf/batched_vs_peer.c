@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../batched_cuda.h"
-#include "../cuda_backend.h"
-#include "../k_batched.h"
-#include "../../core/batched.h"
-#include "../../core/perf_batched.h"
-#include "batched_perf.h"
-#include "perf.h"
+#include "cuda/batched_cuda.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/k_batched.h"
+#include "core/batched.h"
+#include "core/perf_batched.h"
+#include "cuda/perf/batched_perf.h"
+#include "cuda/perf/perf.h"
 
 #define MAX_REP 200
 #define CUSOLVER_MAX_REP 3

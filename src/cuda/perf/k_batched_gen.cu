@@ -3,8 +3,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "batched_perf.h"
-#include "k_common.cuh"
+#include "cuda/perf/batched_perf.h"
+#include "cuda/common/k_common.cuh"
 
 __device__ __forceinline__ uint64_t bg_mix(uint64_t z)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "k_mixed_gen.h"
+#include "cuda/perf/k_mixed_gen.h"
 
 #define GEN_THREADS 256
 

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda_backend.h"
-#include "../k_mixed.h"
-#include "../mixed_cuda.h"
-#include "../../core/perf_mixed.h"
-#include "k_mixed_gen.h"
-#include "perf.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/k_mixed.h"
+#include "cuda/mixed_cuda.h"
+#include "core/perf_mixed.h"
+#include "cuda/perf/k_mixed_gen.h"
+#include "cuda/perf/perf.h"
 
 #define MVP_MAX_REP 100
 

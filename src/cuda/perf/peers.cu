@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda_backend.h"
-#include "../../core/perf.h"
-#include "perf.h"
+#include "cuda/common/cuda_backend.h"
+#include "core/perf.h"
+#include "cuda/perf/perf.h"
 
 #define MAX_REP 64
 

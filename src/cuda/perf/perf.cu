@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cuda_backend.h"
-#include "../kernel_registry.h"
-#include "perf.h"
+#include "cuda/common/cuda_backend.h"
+#include "cuda/common/kernel_registry.h"
+#include "cuda/perf/perf.h"
 
 /* The calling thread may have another device current (as in solve). */
 static int current(void *bctx, char *err, size_t errlen)

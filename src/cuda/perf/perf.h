@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "../../core/perf.h"
+#include "core/perf.h"
 
 #ifdef __cplusplus
 extern "C" {

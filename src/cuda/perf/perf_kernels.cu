@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cuda_backend.h"
-#include "../../core/perf.h"
-#include "perf.h"
+#include "cuda/common/cuda_backend.h"
+#include "core/perf.h"
+#include "cuda/perf/perf.h"
 
 #define FMA_CHAINS 8
 #define FMA_ITERS 8192
