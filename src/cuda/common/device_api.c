@@ -5,7 +5,7 @@
  * context's stream; host memory makes it synchronise and copy back.
  * Also the device-memory check of the host-array paths. */
 #include "cuda/common/cuda_backend.h"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 #include <stdint.h>
 #include <stdio.h>

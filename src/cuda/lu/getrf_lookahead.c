@@ -111,5 +111,5 @@ int lsc_lookahead_nb(int n)
     return n >= 8192 ? 1024 : n >= 4096 ? 512 : 256;
 }
 
-#define LS_REAL_IMPL "cuda/getrf_lookahead_impl.h"
+#define LS_REAL_IMPL "cuda/lu/getrf_lookahead_impl.h"
 #include "common/instantiate_real.h"

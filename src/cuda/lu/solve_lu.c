@@ -4,7 +4,7 @@
  * checked against the free device memory. */
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,11 +5,11 @@
  * back to back with no host round trip between them. */
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 #include <stdio.h>
 
-#define LS_REAL_IMPL "cuda/getrs_impl.h"
+#define LS_REAL_IMPL "cuda/lu/getrs_impl.h"
 #include "common/instantiate_real.h"
 
 int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,

@@ -42,7 +42,7 @@
 #include <limits.h>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 namespace cg = cooperative_groups;
 

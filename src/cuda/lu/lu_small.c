@@ -9,7 +9,7 @@
  * LS_CUDA_LU_SMALL_BLOCKS fixes the cluster size (for measuring). */
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 /* the kernel's copies of L11 (32 x 33) and U12 (32 x 36) */
 #define LSC_LU_SMALL_HEAD_ELEMS ((size_t)LSK_LUS_PANEL * (LSK_LUS_PANEL + 1 + LSK_LUS_PANEL + 4))

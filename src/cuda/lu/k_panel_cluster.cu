@@ -16,7 +16,7 @@
 #include <limits.h>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/k_panel_leaf.cuh"
+#include "cuda/lu/k_panel_leaf.cuh"
 #include "cuda/common/kernels.h"
 
 namespace cg = cooperative_groups;

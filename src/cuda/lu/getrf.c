@@ -7,7 +7,7 @@
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
-#include "cuda/lu_small.h"
+#include "cuda/lu/lu_small.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +86,7 @@ static int use_lookahead(int kmin)
     return kmin >= LSC_LOOKAHEAD_MIN;
 }
 
-#define LS_REAL_IMPL "cuda/getrf_impl.h"
+#define LS_REAL_IMPL "cuda/lu/getrf_impl.h"
 #include "common/instantiate_real.h"
 
 int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int lda,
