@@ -1,7 +1,7 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
  * table the core dlopens, method dispatch and device information. */
 #include "core/methods.h"
-#include "cuda/batched_cuda.h"
+#include "cuda/batched/batched_cuda.h"
 #include "cuda/common/check.h"
 #include "cuda/sparse_cuda.h"
 #include "cuda/common/cuda_backend.h"

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/batched_cuda.h"
+#include "cuda/batched/batched_cuda.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/k_batched.h"
+#include "cuda/batched/k_batched.h"
 #include "core/batched.h"
 #include "core/perf_batched.h"
 #include "cuda/perf/batched_perf.h"

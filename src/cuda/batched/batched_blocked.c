@@ -4,12 +4,12 @@
  * matrix does not fit shared memory) and cuBLAS's getrfBatched runs at
  * about 1 TFLOP/s. */
 #include "core/knobs.h"
-#include "cuda/batched_cuda.h"
+#include "cuda/batched/batched_cuda.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/k_batched_blocked.h"
+#include "cuda/batched/k_batched_blocked.h"
 
-#define LS_REAL_IMPL "cuda/batched_blocked_impl.h"
+#define LS_REAL_IMPL "cuda/batched/batched_blocked_impl.h"
 #include "common/instantiate_real.h"

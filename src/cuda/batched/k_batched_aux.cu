@@ -4,7 +4,7 @@
  * and zeroing info. */
 #include <cuda_runtime.h>
 
-#include "cuda/k_batched.h"
+#include "cuda/batched/k_batched.h"
 #include "cuda/common/k_common.cuh"
 
 #define GETRS_THREADS 256

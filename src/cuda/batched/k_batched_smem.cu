@@ -17,8 +17,8 @@
  * update loads four columns ahead of its stores so the loads overlap. */
 #include <cuda_runtime.h>
 
-#include "cuda/k_batched.h"
-#include "cuda/k_batched_pivot.cuh"
+#include "cuda/batched/k_batched.h"
+#include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
 template <typename T> __device__ __forceinline__ T bs_sfmin();

@@ -12,14 +12,14 @@
  * info is nonzero so that their B is kept. Host arrays are copied to the
  * device, solved there and copied back. */
 #include "core/knobs.h"
-#include "cuda/batched_cuda.h"
+#include "cuda/batched/batched_cuda.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/batched.h"
-#include "cuda/k_batched.h"
+#include "cuda/batched/k_batched.h"
 
 /* Argument positions in linsolve.h, for the -i of a pointer that is not
  * device memory: {A, ipiv, B, info} per op. */
@@ -62,7 +62,7 @@ static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B,
 enum { PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS };
 static const char *const PATH_NAMES[4] = {"warp", "smem", "blocked", "cublas"};
 
-#define LS_REAL_IMPL "cuda/batched_impl.h"
+#define LS_REAL_IMPL "cuda/batched/batched_impl.h"
 #include "common/instantiate_real.h"
 
 /* The work on device arrays, queued on the context's stream. */

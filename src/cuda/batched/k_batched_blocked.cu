@@ -19,8 +19,8 @@
  * Stacks are column-major here (the driver transposes row-major ones). */
 #include <cuda_runtime.h>
 
-#include "cuda/k_batched_blocked.h"
-#include "cuda/k_batched_pivot.cuh"
+#include "cuda/batched/k_batched_blocked.h"
+#include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
 template <typename T> __device__ __forceinline__ T bb_sfmin();

@@ -19,8 +19,8 @@
  * row, are never read by a real column and are never written out. */
 #include <cuda_runtime.h>
 
-#include "cuda/k_batched.h"
-#include "cuda/k_batched_pivot.cuh"
+#include "cuda/batched/k_batched.h"
+#include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
 #define WARP_THREADS 128 /* 4 warps a block */

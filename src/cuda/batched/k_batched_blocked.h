@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/k_batched.h"
+#include "cuda/batched/k_batched.h"
 #include "cuda/common/typed.h"
 
 #ifdef __cplusplus
