@@ -6,7 +6,7 @@
 #include "cuda/sparse_cuda.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
-#include "cuda/mixed_cuda.h"
+#include "cuda/mixed/mixed_cuda.h"
 #include "cuda/perf/perf.h"
 
 #include <stdio.h>

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cuda/common/cuda_backend.h"
-#include "cuda/k_mixed.h"
-#include "cuda/mixed_cuda.h"
+#include "cuda/mixed/k_mixed.h"
+#include "cuda/mixed/mixed_cuda.h"
 #include "core/perf_mixed.h"
 #include "cuda/perf/k_mixed_gen.h"
 #include "cuda/perf/perf.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "core/rbt.h"
-#include "cuda/k_rbt.h"
+#include "cuda/mixed/k_rbt.h"
 
 #define RBT_THREADS 128
 

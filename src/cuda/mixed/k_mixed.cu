@@ -4,7 +4,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "cuda/k_mixed.h"
+#include "cuda/mixed/k_mixed.h"
 
 #define MX_THREADS 256
 

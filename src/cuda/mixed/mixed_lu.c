@@ -19,11 +19,11 @@
 
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/k_mixed.h"
-#include "cuda/genp.h"
-#include "cuda/k_rbt.h"
+#include "cuda/mixed/k_mixed.h"
+#include "cuda/mixed/genp.h"
+#include "cuda/mixed/k_rbt.h"
 #include "cuda/common/kernels.h"
-#include "cuda/mixed_cuda.h"
+#include "cuda/mixed/mixed_cuda.h"
 
 /* U12 scaled so that its largest entry is about 2^14: FP16 (max 65504)
  * keeps a margin, and small entries stay above FP16's subnormals. */

@@ -18,10 +18,10 @@
 #include "core/knobs.h"
 #include "algo/mixed.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/k_mixed.h"
-#include "cuda/genp.h"
-#include "cuda/k_rbt.h"
-#include "cuda/mixed_cuda.h"
+#include "cuda/mixed/k_mixed.h"
+#include "cuda/mixed/genp.h"
+#include "cuda/mixed/k_rbt.h"
+#include "cuda/mixed/mixed_cuda.h"
 
 /* auto picks FP32 factors at every order by default. Measured on an H100
  * (bench/notes/mixed-cuda.md): our LU is bound by its panel chain, not by

@@ -10,9 +10,9 @@
 
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/genp.h"
-#include "cuda/k_rbt.h"
+#include "cuda/mixed/genp.h"
+#include "cuda/mixed/k_rbt.h"
 #include "cuda/common/typed.h"
 
-#define LS_REAL_IMPL "cuda/genp_impl.h"
+#define LS_REAL_IMPL "cuda/mixed/genp_impl.h"
 #include "common/instantiate_real.h"
