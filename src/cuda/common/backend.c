@@ -3,7 +3,7 @@
 #include "core/methods.h"
 #include "cuda/batched/batched_cuda.h"
 #include "cuda/common/check.h"
-#include "cuda/sparse_cuda.h"
+#include "cuda/sparse/sparse_cuda.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
 #include "cuda/mixed/mixed_cuda.h"

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cuda/common/cuda_backend.h"
-#include "cuda/k_sparse.h"
-#include "cuda/sparse_cuda.h"
+#include "cuda/sparse/k_sparse.h"
+#include "cuda/sparse/sparse_cuda.h"
 
 typedef struct dcsr { /* a CSR matrix on the device, with its descriptor */
     void *ptr, *idx;

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/k_sparse.h"
+#include "cuda/sparse/k_sparse.h"
 
 enum { THREADS = 256 };
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cuda/common/cuda_backend.h"
-#include "cuda/sparse_cuda.h"
+#include "cuda/sparse/sparse_cuda.h"
 
 /* cuDSS 0.8 gave the CSR row offsets a type of their own and named the data
  * types CUDSS_R_*; 1.0 kept those names as aliases of CUDA_R_*. Offsets and
