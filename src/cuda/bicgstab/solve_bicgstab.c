@@ -19,7 +19,7 @@ typedef struct bicg_result {
     double true_rel;
 } bicg_result;
 
-#define LS_REAL_IMPL "cuda/solve_bicgstab_impl.h"
+#define LS_REAL_IMPL "cuda/bicgstab/solve_bicgstab_impl.h"
 #include "common/instantiate_real.h"
 
 int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err,
