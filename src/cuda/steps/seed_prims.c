@@ -74,7 +74,7 @@ done:
     return st;
 }
 
-#define LS_REAL_IMPL "cuda/seed_prims_impl.h"
+#define LS_REAL_IMPL "cuda/steps/seed_prims_impl.h"
 #include "common/instantiate_real.h"
 
 int lsc_solve_seed(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, size_t errlen)
