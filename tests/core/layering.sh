@@ -6,7 +6,10 @@
 #     src/opencl, or the GPU plugins' old shared folder src/gpu;
 #  2. src/cuda includes no CPU header (shared machinery lives in
 #     src/common, generic algorithms in src/algo);
-#  3. src/algo includes nothing of a GPU backend (src/cuda, src/opencl).
+#  3. src/algo includes nothing of a GPU backend (src/cuda, src/opencl);
+#  4. src/cuda names its own headers from src/ ("cuda/lu/k_lu.h"), never by
+#     a bare name or a ../ path: src/cuda is not on the include path, and a
+#     bare name that resolves beside its includer breaks when either moves.
 # Usage: layering.sh SOURCE_DIR
 set -u
 src=$1/src
@@ -51,6 +54,32 @@ check() {
 check core 'cpu|cuda|opencl|gpu' "core depends on no backend (declare what it calls of the CPU in a core header, e.g. core/reference.h)"
 check cuda 'cpu' "CUDA code takes shared machinery from src/common and algorithms from src/algo"
 check algo 'cuda|opencl' "a generic algorithm talks to a GPU backend only through its table of operations"
+
+# 4. A quoted include in src/cuda that is a ../ path, or a bare name of a
+# file that lives under src/cuda.
+cuda_own_names() {
+    local hits name line
+    hits=$(grep -rEHn --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
+        '^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+LS_REAL_IMPL)[[:space:]]*"' "$src/cuda")
+    local bad=0 count=0
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        count=$((count + 1))
+        name=$(sed -E 's/^[^"]*"([^"]*)".*/\1/' <<< "$line")
+        if [[ $name == ../* ]] || { [[ $name != */* ]] && [ -n "$(find "$src/cuda" -name "$name" -print -quit)" ]; }; then
+            echo "${line#"$src/"}"
+            bad=$((bad + 1))
+        fi
+    done <<< "$hits"
+    if [ "$count" -eq 0 ]; then
+        fail "no quoted includes found under $src/cuda"
+    elif [ "$bad" -gt 0 ]; then
+        fail "src/cuda includes its own headers by a bare or ../ path: write \"cuda/<folder>/<file>\""
+    else
+        echo "src/cuda: $count quoted includes, each CUDA header named from src/"
+    fi
+}
+cuda_own_names
 
 echo "$failures failure(s)"
 exit $((failures > 0))

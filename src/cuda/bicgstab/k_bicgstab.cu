@@ -4,7 +4,7 @@
  * reduction (deterministic, no double atomics), and one fused three-term
  * vector update that covers every axpy-type step of the iteration. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/bicgstab/k_bicgstab.h"
 
 /* Rows of one thread are blockDim.x apart, so at every column a warp reads
  * 32 consecutive elements of the column-major A (coalesced). */

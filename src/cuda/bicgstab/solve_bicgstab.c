@@ -4,7 +4,7 @@
  * declared only after the true residual b - A x has been recomputed: the
  * recursively updated residual can drift below it. */
 #include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernels.h"
+#include "cuda/bicgstab/k_bicgstab.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -28,6 +28,13 @@ typedef struct ls_cuda_kernel_desc {
  */
 int ls_cuda_kernel_registry(int prec, const ls_cuda_kernel_desc **out);
 
+/* Each kernel file appends its kernels for one precision to out (room for
+ * LSK_REG_MAX) and returns how many it wrote: lsk_reg_<file>_d / _s, declared
+ * by the family headers (LSK_REG_<FILE>_SIG) and gathered by
+ * kernel_registry.cu. */
+#define LSK_REG_MAX 16
+#define LSK_REG_SIG_(file, S) int lsk_reg_##file##_##S(ls_cuda_kernel_desc *out)
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,8 +6,9 @@
  * info never leave the device: no host sync. */
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 #include "cuda/lu/lu_small.h"
+#include "cuda/steps/k_steps.h" /* lsk_laswp (k_pivot.cu) */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,8 @@
 
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
+#include "cuda/steps/k_steps.h" /* lsk_laswp (k_pivot.cu) */
 
 #define LSC_LA_MAX_EV 2
 

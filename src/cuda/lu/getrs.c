@@ -4,7 +4,7 @@
  * c->stream: nothing here waits for the device, so getrf and getrs queue
  * back to back with no host round trip between them. */
 #include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 #include "cuda/lu/lu_small.h"
 
 #include <stdio.h>

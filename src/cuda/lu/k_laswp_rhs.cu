@@ -7,7 +7,7 @@
  * and the block writes the column back coalesced. A column too long for
  * shared memory is swapped in place. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 /* Swap x[k] and x[p] without a branch (p == k writes x[k] back); a pivot
  * outside [0, n) is taken as k. */

@@ -1,7 +1,7 @@
 /* Pivot bookkeeping of the look-ahead LU (getrf_lookahead.c): a panel
  * factored at (j0, j0) returns panel-relative pivots and its own info. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 __global__ void lsk_pivots_shift_kernel(int w, int j0, int *ipiv, const int *pinfo, int *info)
 {

@@ -2,7 +2,7 @@
  * column at a time with two launches per column, pivots kept on the device.
  * The trailing matrix is left to cuBLAS (trsm + gemm) by the host code. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 /* One block does the whole column: the argmax over rows [j, m), the swap of
  * rows j and p inside the panel's columns, and the scaling of the column

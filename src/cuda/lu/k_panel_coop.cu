@@ -17,7 +17,7 @@
 
 #include "cuda/common/k_common.cuh"
 #include "cuda/lu/k_panel_leaf.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 namespace cg = cooperative_groups;
 

@@ -8,7 +8,7 @@
 #include <limits.h>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 /* (largest value, then smallest row) over the block: ties go to the smaller
  * row so every run picks the same pivot (as idamax). All threads get it. */

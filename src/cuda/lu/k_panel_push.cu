@@ -18,7 +18,7 @@
 #include <cooperative_groups.h>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 namespace cg = cooperative_groups;
 

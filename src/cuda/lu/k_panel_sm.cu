@@ -18,7 +18,7 @@
 #include <climits>
 
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 #define LSK_SM_RPT ((LSK_SM_MAXROWS + LSK_SM_THREADS - 1) / LSK_SM_THREADS)
 

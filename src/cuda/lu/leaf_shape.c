@@ -1,6 +1,6 @@
 /* The shape of an LU leaf launch (host arithmetic, shared by the
  * cooperative and the cluster leaf; see kernels.h). */
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 
 int lsk_leaf_shape(size_t es, int rows, int w, int want_blocks, int max_blocks, size_t max_smem,
                    int *R)

@@ -3,7 +3,7 @@
  * stream, copy out. Before allocating, the bytes the solve needs are
  * checked against the free device memory. */
 #include "cuda/common/cuda_backend.h"
-#include "cuda/common/kernels.h"
+#include "cuda/lu/k_lu.h"
 #include "cuda/lu/lu_small.h"
 
 #include <stdio.h>

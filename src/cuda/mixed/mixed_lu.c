@@ -22,7 +22,7 @@
 #include "cuda/mixed/k_mixed.h"
 #include "cuda/mixed/genp.h"
 #include "cuda/mixed/k_rbt.h"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 #include "cuda/mixed/mixed_cuda.h"
 
 /* U12 scaled so that its largest entry is about 2^14: FP16 (max 65504)

@@ -357,7 +357,7 @@ extern "C" int lsc_perf_lu_vs_peer(void *bctx, const ls_perf_lu_vs_peer_in *q,
         return LSC_FAIL(err, errlen, LS_EINVAL, "lu_vs_peer: bad arguments n=%d", n);
     if (!lsc_getrs_device)
         return LSC_FAIL(err, errlen, LS_EUNSUPPORTED,
-                        "lu_vs_peer: lsc_getrs_device (src/cuda/getrs.c) is not in this plugin");
+                        "lu_vs_peer: lsc_getrs_device (src/cuda/lu/getrs.c) is not in this plugin");
     p.c = (ls_cuda_ctx *)bctx;
     p.prec = q->prec;
     p.n = n;

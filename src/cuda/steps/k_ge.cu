@@ -4,7 +4,7 @@
  * it would be traffic for nothing. A zero pivot (singular column, recorded
  * by the pivot search) skips the step, as LAPACK skips the scaling. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 /* ge-naive: thread = row. Consecutive threads walk different rows of a
  * row-major matrix, so their accesses are uncoalesced: that is the point of

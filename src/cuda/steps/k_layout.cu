@@ -2,7 +2,7 @@
  * [A | B] (as seeds 000 and 003 do), built on the device from the
  * column-major input, and hand X back column-major. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 /* One thread per element of M; reads of the column-major source are
  * strided, writes to M coalesced (a 2-D tile transpose is not worth it for

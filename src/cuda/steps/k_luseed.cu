@@ -5,7 +5,7 @@
  * singular, reported through info), so the method obeys the same contract
  * as the others. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 template <typename T>
 __global__ void lsk_seed_multipliers_kernel(int n, T *A, int lda, int k)

@@ -1,7 +1,7 @@
 /* Partial pivoting on the device (seed 002's findPivot and swapRows): the
  * pivot row never leaves the GPU, so elimination loops need no host sync. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 /* One block: each thread scans a strided slice of rows [k, n), then a
  * shared-memory tree finds the largest |value|; ties keep the lowest row,

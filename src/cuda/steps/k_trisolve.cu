@@ -3,7 +3,7 @@
  * threads and summed in shared memory; thread 0 finishes x(i). One block
  * per right-hand side, so right-hand sides run in parallel. */
 #include "cuda/common/k_common.cuh"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 template <typename T>
 __global__ void lsk_trsv_tree_kernel(int n, const T *Tm, long long rs, long long cs, int lower,

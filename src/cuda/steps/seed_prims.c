@@ -5,7 +5,7 @@
  * touch elements are written once in seed_prims_impl.h, per precision. */
 #include "cuda/common/cuda_backend.h"
 #include "algo/gpu/gpu_driver.h"
-#include "cuda/common/kernels.h"
+#include "cuda/steps/k_steps.h"
 
 #include <stdio.h>
 #include <string.h>
