@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # lu against cuSOLVER under several driver / leaf / panel settings, one
 # process per setting (bench --lu-vs-cusolver: device time, matrix on the
-# device, median of REPEAT). For tuning the choices in src/cuda/getrf.c.
+# device, median of REPEAT). For tuning the choices in src/cuda/lu/getrf.c.
 # Usage: scripts/lu-variants.sh LINSOLVE OUTFILE SIZES "NAME=ENV ..." ...
 # e.g.   scripts/lu-variants.sh build/bin/linsolve v.txt 256,1024 \
 #          "default=" "recursive=LS_CUDA_LU_DRIVER=recursive"
