@@ -1,5 +1,5 @@
 /*
- * The launch shape of the lu leaves (src/cuda/leaf_shape.c): host
+ * The launch shape of the lu leaves (src/cuda/lu/leaf_shape.c): host
  * arithmetic, so it runs on every machine, GPU or not. Cases worked by hand
  * from the rule: about 32 rows a block, at most want blocks unless a slice
  * of max_smem bytes needs more, none when more than max_blocks would.

@@ -1,6 +1,6 @@
 /* Injected device failures on the CUDA backend (LS_FAULT_DEVICE=N: the N-th
  * device allocation fails as out of memory; LS_FAULT_CUDA=N: the N-th
- * checked CUDA runtime call fails; src/cuda/cuda_fault.c).
+ * checked CUDA runtime call fails; src/cuda/common/cuda_fault.c).
  *
  * Each child runs the script twice on fresh contexts: a warm-up (kernels
  * loaded, workspaces sized), then the walked pass. The parent first runs a
