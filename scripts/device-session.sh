@@ -17,7 +17,7 @@
 #   SPARSE_S; writes sparse.csv and sparse-log.txt),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
 #   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
-# Writes at most 8 files to $OUT (the device tool's limit).
+# Writes at most 8 files to $OUT (what the GPU machine's runner brings back).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUTD=${OUT:-/tmp/ls-session}
@@ -479,6 +479,6 @@ for tool in memcheck racecheck; do
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard|Invalid" "$S" | tail -4 | tee -a "$SUM"
 done
 say "done"
-# the device tool returns at most 8 files: everything but the summary in one tarball
+# the GPU machine's runner returns at most 8 files: everything but the summary in one tarball
 (cd "$OUTD" && tar -czf /tmp/session-files.tar.gz --exclude=session.txt . &&
   find . -maxdepth 1 -type f ! -name session.txt -delete && mv /tmp/session-files.tar.gz .)

@@ -10,7 +10,7 @@
 #   LS_TIME_LU_SIZES (default "1024 4096 8192 16384"; empty skips timing),
 #   SAN_TOOLS (default "memcheck racecheck"), SAN_TIMEOUT (seconds per run, 300),
 #   LS_WERROR (default OFF: this checks the GPU, CI checks the warnings).
-# At most 8 files are written to $OUT (the device tool brings back no more).
+# At most 8 files are written to $OUT (the GPU machine's runner brings back no more).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG=${OUT:-/tmp/ls-gpu-check}

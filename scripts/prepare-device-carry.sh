@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares the three git-ignored folders a lent GPU machine needs (it has no
+# Prepares the three git-ignored folders a GPU machine without network access needs (it has no
 # network and does not get ../shared): .matrices (a copy of the test
 # matrices), .debs (Debian packages the GPU image may lack: OpenBLAS,
 # LAPACKE, the OpenCL loader and headers) and .whl (the Python package's

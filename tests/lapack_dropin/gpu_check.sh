@@ -4,7 +4,7 @@
 #     gpu_check.sh BUILD_DIR LIBDIR
 # LIBDIR holds Debian's liblapack-test (LIBDIR/lapack/xlintst*) and the
 # reference LAPACK and BLAS (LIBDIR/lapack, LIBDIR/blas): /usr/lib/<triplet>,
-# or where a lent machine unpacked the packages. Runs LAPACK's LIN GE suite
+# or where a GPU machine without network access unpacked the packages. Runs LAPACK's LIN GE suite
 # through CUDA (both precisions), the NaN/Inf comparison through CUDA, and
 # the threads program with every call routed to the GPU.
 set -uo pipefail

@@ -1,4 +1,4 @@
-/* BiCGStab building blocks (seed 001): a dense matrix-vector product in
+/* BiCGStab building blocks (Panchatcharam, Sundar & Klar 2013): a dense matrix-vector product in
  * which each thread owns LSK_SPMV_ROWS rows and the block stages x in
  * shared memory tile by tile (figure 4), dot products by a two-stage block
  * reduction (deterministic, no double atomics), and one fused three-term

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 #define LSK_SPMV_THREADS 256    /* bicgstab matvec */
-#define LSK_SPMV_ROWS 4         /* p rows per thread (seed 001 figure 4) */
+#define LSK_SPMV_ROWS 4         /* p rows per thread (Panchatcharam et al. 2013, figure 4) */
 #define LSK_SPMV_XTILE 1024     /* x elements staged in shared memory */
 #define LSK_DOT_THREADS 256
 #define LSK_DOT_BLOCKS 256      /* first-stage blocks of a dot product */

@@ -1,4 +1,4 @@
-/* Method "bicgstab" (seed 001, algorithm 2): unpreconditioned BiCGStab per
+/* Method "bicgstab" (Panchatcharam, Sundar & Klar 2013, algorithm 2): unpreconditioned BiCGStab per
  * right-hand side, vectors and the matrix on the device, scalars on the
  * host (the iteration's branches need them there anyway). Convergence is
  * declared only after the true residual b - A x has been recomputed: the

@@ -251,7 +251,7 @@ LS_API int ls_plugin_print_info(const ls_core_services *core, FILE *out);
 LS_API int ls_plugin_abi(void);
 
 /**
- * Tiled GEMM of seed 001, figure 2: C = A B with p x p shared-memory tiles,
+ * Tiled GEMM of Panchatcharam et al. (2013), figure 2: C = A B with p x p shared-memory tiles,
  * any m, n, k. Column-major device arrays; launched on `stream`, not synced.
  * @param[in]  prec   LS_DOUBLE or LS_SINGLE
  * @param[in]  tile   p in {8, 16, 32}

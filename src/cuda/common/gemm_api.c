@@ -1,4 +1,4 @@
-/* The tiled GEMM of seed 001 as a C entry point, for tests and metrics. */
+/* The tiled GEMM of Panchatcharam et al. (2013) as a C entry point, for tests and metrics. */
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
 

@@ -1,5 +1,5 @@
 /* Host <-> device copies of column-major blocks through two pinned staging
- * buffers. A copy from pageable memory runs at ~2 GB/s on the lent H100
+ * buffers. A copy from pageable memory runs at ~2 GB/s on an H100
  * host (the driver stages it itself, one piece at a time): at n = 2048 in
  * FP64 a LAPACK dgesv_ spent 35 of its 41 ms moving A up and its factors
  * back. Here the host packs one chunk into pinned memory while the DMA of

@@ -1,4 +1,4 @@
-/* Seed 001 figure 2: C = A B with p x p tiles of A and B staged in shared
+/* Panchatcharam, Sundar & Klar (2013), figure 2: C = A B with p x p tiles of A and B staged in shared
  * memory; any m, n, k (edge tiles are padded with zeros). Column-major. */
 #include "cuda/common/k_common.cuh"
 #include "cuda/common/kernels.h"

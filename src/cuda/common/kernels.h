@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-/* ---- seed 001 tiled GEMM (k_gemm.cu) ---- */
+/* ---- tiled GEMM of Panchatcharam et al. 2013 (k_gemm.cu) ---- */
 /* C = A B (m x n, k inner), column-major, tile p in {8, 16, 32}. */
 #define LSK_GEMM_TILED_SIG(T, S)                                                            \
     cudaError_t lsk_gemm_tiled_##S(int tile, int m, int n, int k, const T *dA, int lda,       \

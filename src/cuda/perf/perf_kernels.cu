@@ -1,5 +1,5 @@
 /* Measurement kernels: device copy bandwidth, FP32/FP64 FMA throughput,
- * seed 000's intensity sweep kernel, and the GEMV of seed 001 (the tiled
+ * Li's (2025) intensity sweep kernel, and the GEMV of Panchatcharam et al. (2013) (the tiled
  * GEMM is the backend's own, ls_cuda_gemm_tiled). Each is timed with
  * events on the backend's stream: one warm-up, then the median of repeat. */
 #include <stdlib.h>
@@ -39,10 +39,10 @@ template <typename T> __global__ void lsp_fma(T *out, T a, T b, int iters)
     out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = s;
 }
 
-/* Seed 000's coalesced elimination update A(i,j) -= l(i) u(j), one thread
+/* Li's (2025) coalesced elimination update A(i,j) -= l(i) u(j), one thread
  * per element (consecutive threads on consecutive rows of a column-major
  * matrix), followed by `loop` dependent multiply-adds whose scale and shift
- * come from the data and a runtime argument (seed 000's factor*(j*1e-10)
+ * come from the data and a runtime argument (Li's factor*(j*1e-10)
  * trick), so the compiler can neither drop nor fold them. */
 template <typename T>
 __global__ void lsp_intensity(T *A, const T *l, const T *u, int n, int loop, T scale)

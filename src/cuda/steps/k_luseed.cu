@@ -1,4 +1,4 @@
-/* Seed 002's LU kernels on the column-major matrix: computeMultipliers and
+/* Pattam's CUDA LU kernels on the column-major matrix: computeMultipliers and
  * updateSubmatrix (16 x 16 tiles with the pivot row and the multipliers
  * staged in shared memory). The seed zeroes multipliers under a 1e-10
  * threshold; we keep LAPACK's rule instead (only an exact zero pivot is

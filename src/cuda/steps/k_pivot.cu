@@ -1,4 +1,4 @@
-/* Partial pivoting on the device (seed 002's findPivot and swapRows): the
+/* Partial pivoting on the device (Pattam's findPivot and swapRows): the
  * pivot row never leaves the GPU, so elimination loops need no host sync. */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"

@@ -28,7 +28,7 @@ extern "C" {
 #define LSK_ELEM_X 32           /* one thread per element: 32 x 8 */
 #define LSK_ELEM_Y 8
 #define LSK_TREE_THREADS 256    /* tree back substitution, one block per rhs */
-#define LSK_SEED_TILE 16        /* seed 002 updateSubmatrix: 16 x 16 */
+#define LSK_SEED_TILE 16        /* Pattam's updateSubmatrix: 16 x 16 */
 #define LSK_LASWP_THREADS 256   /* laswp: one thread per column */
 
 /* ---- layout (k_layout.cu) ---- */
@@ -85,7 +85,7 @@ LSK_DECLARE(LSK_ELIM_ELEMENTS_SIG);
                                   int lower, int unit, T *dX, int ldx, cudaStream_t s)
 LSK_DECLARE(LSK_TRSV_TREE_SIG);
 
-/* ---- seed 002 LU (k_luseed.cu) ---- */
+/* ---- Pattam's LU (k_luseed.cu) ---- */
 #define LSK_SEED_MULTIPLIERS_SIG(T, S) \
     cudaError_t lsk_seed_multipliers_##S(int n, T *dA, int lda, int k, cudaStream_t s)
 LSK_DECLARE(LSK_SEED_MULTIPLIERS_SIG);

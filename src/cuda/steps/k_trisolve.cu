@@ -1,4 +1,4 @@
-/* Triangular solve with an O(log n) tree reduction per row (seed 004):
+/* Triangular solve with an O(log n) tree reduction per row (TendTo's Linear-System-Solver):
  * row i's dot product with the solved unknowns is split over the block's
  * threads and summed in shared memory; thread 0 finishes x(i). One block
  * per right-hand side, so right-hand sides run in parallel. */

@@ -40,7 +40,7 @@ static int FN(seed_upload)(void *q, char *err, size_t errlen)
                                (size_t)nrhs, cudaMemcpyHostToDevice, s));
     LSC_CUDA(cudaMemsetAsync(p->d_info, 0, sizeof(int), s));
     /* The transpose into the row-major [A | B] is part of getting the data
-     * onto the device in the seeds' layout, so it is counted in t_h2d. */
+     * onto the device in the published methods' layout, so it is counted in t_h2d. */
     if (p->augmented)
         LSC_CUDA(FN(lsk_build_augmented)(n, nrhs, dA, n, dB, n, dM, n + nrhs, s));
 done:
