@@ -17,6 +17,25 @@ static inline unsigned lsk_blocks(long long work, int threads)
 
 #include "cuda/common/typed.h"
 
+/* A launch of one cluster of G blocks (sm_90): grid = cluster = G blocks of
+ * `threads`, smem bytes of dynamic shared memory each, on stream s. attr
+ * must outlive the launch (cudaLaunchKernelEx or the occupancy query). */
+static inline void lsk_one_cluster(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int G,
+                                   int threads, size_t smem, cudaStream_t s)
+{
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)G;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = dim3((unsigned)G);
+    cfg->blockDim = dim3((unsigned)threads);
+    cfg->dynamicSmemBytes = smem;
+    cfg->stream = s;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
+
 /* The two C launchers of a signature macro SIG (typed.h), each calling
  * the template impl<T> with the parenthesised argument list args. */
 #define LSK_DEFINE(SIG, impl, args)                          \

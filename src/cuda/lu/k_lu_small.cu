@@ -622,22 +622,6 @@ static cudaError_t lus_configure(int G, size_t smem)
     return e;
 }
 
-static void lus_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int G,
-                              size_t smem, cudaStream_t s)
-{
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)G;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    *cfg = cudaLaunchConfig_t{};
-    cfg->gridDim = dim3((unsigned)G);
-    cfg->blockDim = dim3(LSK_LUS_THREADS);
-    cfg->dynamicSmemBytes = smem;
-    cfg->stream = s;
-    cfg->attrs = attr;
-    cfg->numAttrs = 1;
-}
-
 template <typename T>
 static cudaError_t lu_small(int n, int nrhs, T *dA, int lda, T *dB, int ldb, int *d_ipiv,
                             int *d_info, int G, size_t smem, cudaStream_t s)
@@ -647,7 +631,7 @@ static cudaError_t lu_small(int n, int nrhs, T *dA, int lda, T *dB, int ldb, int
         return e;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    lus_launch_config(&cfg, attr, G, smem, s);
+    lsk_one_cluster(&cfg, attr, G, LSK_LUS_THREADS, smem, s);
     return cudaLaunchKernelEx(&cfg, lsk_lu_small_kernel<T>, n, nrhs, dA, lda, dB, ldb, d_ipiv,
                               d_info, (long long)(smem / sizeof(T)));
 }
@@ -669,7 +653,7 @@ static int lu_small_max_blocks(size_t smem)
         if (e == cudaSuccess) {
             cudaLaunchConfig_t cfg;
             cudaLaunchAttribute attr[1];
-            lus_launch_config(&cfg, attr, G, smem, 0);
+            lsk_one_cluster(&cfg, attr, G, LSK_LUS_THREADS, smem, 0);
             e = cudaOccupancyMaxActiveClusters(&clusters, lsk_lu_small_kernel<T>, &cfg);
         }
         if (e != cudaSuccess)

@@ -156,18 +156,9 @@ static cudaError_t panel_cluster(int m, int ncols, int j0, int w, T *dA, int lda
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess)
         return e;
-    cudaLaunchConfig_t cfg = {};
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)G;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)G);
-    cfg.blockDim = dim3(LSK_COOP_THREADS);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    lsk_one_cluster(&cfg, attr, G, LSK_COOP_THREADS, smem, s);
     e = cudaLaunchKernelEx(&cfg, lsk_panel_cluster_kernel<T>, m, j0, w, dA, lda, d_ipiv, d_info,
                            R, d_pairs);
     if (e != cudaSuccess)
@@ -194,17 +185,9 @@ static int panel_cluster_usable(void)
         cudaGetLastError();
         return 0;
     }
-    cudaLaunchConfig_t cfg = {};
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = LSK_CLUSTER_MAX;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(LSK_CLUSTER_MAX);
-    cfg.blockDim = dim3(LSK_COOP_THREADS);
-    cfg.dynamicSmemBytes = LSK_CLUSTER_MAX_SMEM;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    lsk_one_cluster(&cfg, attr, LSK_CLUSTER_MAX, LSK_COOP_THREADS, LSK_CLUSTER_MAX_SMEM, 0);
     e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_cluster_kernel<T>, &cfg);
     if (e != cudaSuccess) {
         cudaGetLastError();

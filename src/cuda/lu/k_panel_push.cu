@@ -411,30 +411,13 @@ static cudaError_t lsk_push_config(int G, size_t smem)
 }
 
 template <typename T>
-static void lsk_push_cfg(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int G, size_t smem,
-                         cudaStream_t s)
-{
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)G;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    *cfg = cudaLaunchConfig_t{};
-    cfg->gridDim = dim3((unsigned)G);
-    cfg->blockDim = dim3(LSK_PUSH_THREADS);
-    cfg->dynamicSmemBytes = smem;
-    cfg->stream = s;
-    cfg->attrs = attr;
-    cfg->numAttrs = 1;
-}
-
-template <typename T>
 static cudaError_t panel_push(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv,
                               int *d_info, int *d_moves, int G, int R, cudaStream_t s)
 {
     size_t smem = lsk_push_smem_bytes(sizeof(T), G, R, w);
     cudaLaunchConfig_t cfg; /* attributes set once by lsk_panel_push_max_blocks */
     cudaLaunchAttribute attr[1];
-    lsk_push_cfg<T>(&cfg, attr, G, smem, s);
+    lsk_one_cluster(&cfg, attr, G, LSK_PUSH_THREADS, smem, s);
     cudaError_t e = cudaLaunchKernelEx(&cfg, lsk_panel_push_kernel<T>, m, j0, w, dA, lda, d_ipiv,
                                        d_info, R, d_moves);
     if (e != cudaSuccess)
@@ -478,7 +461,7 @@ static int panel_push_max_blocks(size_t smem)
         if (e == cudaSuccess) {
             cudaLaunchConfig_t cfg;
             cudaLaunchAttribute attr[1];
-            lsk_push_cfg<T>(&cfg, attr, G, smem, 0);
+            lsk_one_cluster(&cfg, attr, G, LSK_PUSH_THREADS, smem, 0);
             e = cudaOccupancyMaxActiveClusters(&clusters, lsk_panel_push_kernel<T>, &cfg);
         }
         if (e != cudaSuccess)
