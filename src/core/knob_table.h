@@ -61,10 +61,15 @@
     X(CUDA_LU_SMALL_BLOCKS, POW2, TUNING, ONCE, "cuda", 0, 1, 16, "",                           \
       "fixes the small-n LU's cluster size, for measurements and tests only (a size the device " \
       "cannot run, or whose blocks the matrix does not fit, falls back to the recursive LU)")   \
+    X(CUDA_LU_SMALL_IN_PLACE, INT, TUNING, ONCE, "cuda", 0, 0, 1, "",                           \
+      "1: the small-n LU factors in place in device memory even where the matrix fits the "    \
+      "cluster's shared memory (gesv then runs getrf and getrs); for measurements and tests "  \
+      "only")                                                                                   \
     X(CUDA_LU_SMALL_MAX_N, INT, TUNING, ONCE, "cuda", 1024, 0, 2147483647LL, "",                \
-      "the small-n LU (one launch of one cluster, the matrix in shared memory, a 32-column "    \
-      "panel per cluster barrier) serves square systems with n <= N where they fit (FP64 up "  \
-      "to 512, FP32 to about 800); 0: off")                                                     \
+      "the small-n LU (one launch of one cluster, a 32-column panel per cluster barrier) "     \
+      "serves square systems with n <= N (at most 1024): in the cluster's shared memory where " \
+      "they fit (FP64 up to 512, FP32 to about 800), else getrf in place in device memory; "   \
+      "0: off")                                                                                 \
     X(CUDA_LU_SMW, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                           \
       "widest leaf of the one-SM LU leaf; 0, unset or at least LSK_SM_MAXW (32): 32; for "      \
       "measuring the leaf width against the recursion's calls")                                 \

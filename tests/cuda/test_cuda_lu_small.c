@@ -1,8 +1,9 @@
 /* The device LU for small n (one launch of one thread-block cluster) at
  * every size where its shape changes, and one past its limit: n = 1, 2,
  * the cluster-size steps (about 32 columns a block: 32/33, 64/65, ...),
- * where FP64's matrix stops fitting fewer blocks, and the default limit
- * 512 with 511 and 513. For each n, FP64 and FP32, through the public
+ * where each precision's matrix stops fitting shared memory and the
+ * in-place form takes over (FP64 512/513, FP32 about 800), and the limit
+ * 1024 with 1023 and 1025. For each n, FP64 and FP32, through the public
  * device API:
  *  - gesv with nrhs 1 and 7 (one fused launch) on a random matrix, one
  *    with a zero diagonal (pivoting needed) and a randsvd one of condition
@@ -256,8 +257,9 @@ int main(int argc, char **argv)
                                 640, 641, 799, 800, 801, 1023, 1024, 1025};
     ls_context *ctx = ct_open_or_skip();
     int fails = 0, quick = argc > 1 && !strcmp(argv[1], "--quick");
-    const char *env = getenv("LS_CUDA_LU_SMALL_BLOCKS");
-    printf("cluster size: %s\n", env ? env : "chosen by n");
+    const char *env = getenv("LS_CUDA_LU_SMALL_BLOCKS"), *inp = getenv("LS_CUDA_LU_SMALL_IN_PLACE");
+    printf("cluster size: %s; in place: %s\n", env ? env : "chosen by n",
+           inp && !strcmp(inp, "1") ? "always" : "where the matrix does not fit");
     lt_header();
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         if (quick && sizes[s] > 160)

@@ -191,9 +191,10 @@ static int FN(use_sm)(ls_cuda_ctx *c, int m)
 const char *FN(lsc_lu_leaf_kind)(ls_cuda_ctx *c, int n)
 {
     int R = 0, cl = FN(use_cluster)(c), co = FN(coop_blocks)(c, n) > 0, pu = FN(push_blocks)(c);
-    size_t small_smem = 0;
-    if (lsc_lu_small_plan(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, &R, &small_smem))
-        return "one launch, the matrix in one thread-block cluster's shared memory";
+    lsc_lu_small_shape small;
+    if (lsc_lu_small_plan(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, &small))
+        return small.in_smem ? "one launch, the matrix in one thread-block cluster's shared memory"
+                             : "one launch of one thread-block cluster, the matrix in place (L2)";
     if (use_lookahead(n))
         return FN(lsc_lookahead_panel_ours)(c, n)
                    ? "look-ahead: recursive one-SM-leaf panel on a second stream beside the trailing update"
@@ -304,14 +305,13 @@ static int FN(getrf_enqueue)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, in
     int st = 0, kmin = m < n ? m : n;
     FN(lu_run) r = {c, m, dA, lda, d_ipiv, d_info, err, errlen, n, NULL, 0, NULL, 0, NULL, 0, 0,
                     NULL, 0, 0, c->blas, c->stream};
-    int small_G = 0;
-    size_t small_smem = 0;
+    lsc_lu_small_shape small;
     if (kmin <= 0)
         return 0;
-    if (m == n && lsc_lu_small_plan(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, &small_G,
-                                    &small_smem)) /* one launch, the matrix on chip */
+    if (m == n && lsc_lu_small_plan(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0,
+                                    &small)) /* one launch, one cluster */
         return lsc_lu_small_run(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, dA, lda, NULL, 0,
-                                d_ipiv, d_info, small_G, small_smem, err, errlen);
+                                d_ipiv, d_info, &small, err, errlen);
     if (use_lookahead(kmin))
         return FN(lsc_getrf_lookahead)(c, m, n, dA, lda, d_ipiv, d_info, err, errlen);
     int *sm_moves = NULL;

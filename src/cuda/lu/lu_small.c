@@ -2,11 +2,15 @@
  *
  * It serves square systems of n <= LS_CUDA_LU_SMALL_MAX_N (the knob
  * registry's default: 1024; 0 turns it off; never above LSK_LU_SMALL_MAX_N)
- * whose column blocks fit the shared memory of the largest cluster this
- * device runs (16 blocks where the non-portable size is allowed, else 8;
- * sm_90 and up). The cluster is the smallest power of two giving each
- * block at most one of A's 32-column panels, grown until the columns fit.
- * LS_CUDA_LU_SMALL_BLOCKS fixes the cluster size (for measuring). */
+ * on sm_90 and up, in one cluster (16 blocks where the non-portable size
+ * is allowed, else 8):
+ *  - in shared memory where the column blocks of [A | B] fit the
+ *    cluster's: the cluster is the smallest power of two giving each block
+ *    at most one of A's 32-column panels, grown until the columns fit;
+ *  - else, for getrf (nrhs 0), in place in A: the matrix is served by L2
+ *    and the largest cluster takes it (gesv then runs getrf and getrs).
+ * LS_CUDA_LU_SMALL_BLOCKS fixes the cluster size and
+ * LS_CUDA_LU_SMALL_IN_PLACE=1 the in-place form (for measuring, testing). */
 #include "core/knobs.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/lu/lu_small.h"
@@ -26,6 +30,11 @@ static int small_max_n(void)
 static int forced_blocks(void)
 {
     return (int)ls_knob_int(LS_KNOB_CUDA_LU_SMALL_BLOCKS);
+}
+
+static int forced_in_place(void)
+{
+    return (int)ls_knob_int(LS_KNOB_CUDA_LU_SMALL_IN_PLACE);
 }
 
 /* The kernel's static arrays (the published and copied interchange lists,
@@ -71,16 +80,38 @@ static int max_blocks(ls_cuda_ctx *c, ls_precision p)
     return *known > 0 ? *known : 0;
 }
 
-int lsc_lu_small_plan(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, int *G, size_t *smem)
+/* The in-place form: the largest cluster (more blocks share the update),
+ * at most one block per panel; shared memory for L11's and U12's copies. */
+static int plan_in_place(ls_precision p, int np, int gmax, int forced, lsc_lu_small_shape *sh)
+{
+    int g = 1;
+    if (forced) {
+        g = forced;
+    } else {
+        while (g < gmax && g < np)
+            g *= 2;
+    }
+    if (g > gmax)
+        return 0;
+    sh->G = g;
+    sh->smem = LSC_LU_SMALL_HEAD_ELEMS * (p == LS_DOUBLE ? sizeof(double) : sizeof(float));
+    sh->in_smem = 0;
+    return 1;
+}
+
+int lsc_lu_small_plan(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, lsc_lu_small_shape *sh)
 {
     int gmax, g = 1, np = (n + LSK_LUS_PANEL - 1) / LSK_LUS_PANEL, forced = forced_blocks();
-    *G = 0;
-    *smem = 0;
-    /* a panel's rows: one per thread in FP64, two in FP32 (k_lu_small.cu) */
-    int rows_max = LSK_LUS_THREADS * (p == LS_DOUBLE ? 1 : 2);
-    if (n < 1 || nrhs < 0 || n > small_max_n() || n > LSK_LU_SMALL_MAX_N || n > rows_max ||
-        (gmax = max_blocks(c, p)) == 0)
+    sh->G = 0;
+    sh->smem = 0;
+    sh->in_smem = 0;
+    /* a panel's rows: at most two per thread (k_lu_small.cu) */
+    if (n < 1 || nrhs < 0 || n > small_max_n() || n > LSK_LU_SMALL_MAX_N ||
+        n > 2 * LSK_LUS_THREADS || (gmax = max_blocks(c, p)) == 0)
         return 0;
+    /* in shared memory FP64 holds one panel row a thread: n <= 512 */
+    if (forced_in_place() || (p == LS_DOUBLE && n > LSK_LUS_THREADS))
+        return nrhs == 0 && plan_in_place(p, np, gmax, forced, sh);
     if (forced) {
         g = forced;
     } else {
@@ -90,21 +121,22 @@ int lsc_lu_small_plan(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, int *G, s
             g *= 2;
     }
     if (g > gmax || smem_bytes(p, n, nrhs, g) > smem_limit(c))
-        return 0;
-    *G = g;
-    *smem = smem_bytes(p, n, nrhs, g);
+        return nrhs == 0 && plan_in_place(p, np, gmax, forced, sh);
+    sh->G = g;
+    sh->smem = smem_bytes(p, n, nrhs, g);
+    sh->in_smem = 1;
     return 1;
 }
 
 int lsc_lu_small_run(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda, void *dB,
-                     int ldb, int *d_ipiv, int *d_info, int G, size_t smem, char *err,
+                     int ldb, int *d_ipiv, int *d_info, const lsc_lu_small_shape *sh, char *err,
                      size_t errlen)
 {
     int st = 0;
     LSC_CUDA(p == LS_DOUBLE ? lsk_lu_small_d(n, nrhs, (double *)dA, lda, (double *)dB, ldb, d_ipiv,
-                                             d_info, G, smem, c->stream)
+                                             d_info, sh->G, sh->smem, sh->in_smem, c->stream)
                             : lsk_lu_small_s(n, nrhs, (float *)dA, lda, (float *)dB, ldb, d_ipiv,
-                                             d_info, G, smem, c->stream));
+                                             d_info, sh->G, sh->smem, sh->in_smem, c->stream));
 done:
     return st;
 }
@@ -113,10 +145,9 @@ int lsc_lu_small_gesv(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA,
                       int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
                       size_t errlen)
 {
-    int G = 0;
-    size_t smem = 0;
-    *fused = lsc_lu_small_plan(c, p, n, nrhs, &G, &smem);
+    lsc_lu_small_shape sh;
+    *fused = lsc_lu_small_plan(c, p, n, nrhs, &sh);
     if (!*fused)
         return 0;
-    return lsc_lu_small_run(c, p, n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, err, errlen);
+    return lsc_lu_small_run(c, p, n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, &sh, err, errlen);
 }
