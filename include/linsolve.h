@@ -995,7 +995,7 @@ LS_API int ls_check_batched_gpu(ls_precision prec, int n, int nrhs, ls_layout la
  * -- one dense system, a strided stack of systems of one order, or a sparse
  * (CSR) system; in host memory or in the context's device memory; FP64 or
  * FP32 data; a precision policy; a method ("auto" or a name) -- and runs the
- * fastest correct path of its table (src/core/plan_paths.c: dense LU and
+ * fastest correct path of its table (src/core/plan/plan_paths.c: dense LU and
  * the other dense methods, the batched kernels, the mixed-precision solver,
  * sparse direct and Krylov), saying in the report which path ran and why
  * (ls_report.path, .why). The CLI's `solve`, the Python package and C

@@ -1,7 +1,7 @@
 /*
  * `linsolve solve A [B] --storage sparse|auto`: A read straight into CSR and
  * solved there, never densified, through the planner (ls_solve_problem with
- * a CSR problem). --method auto is the planner's rule (src/core/plan_sparse.c,
+ * a CSR problem). --method auto is the planner's rule (core/plan/plan_sparse.c,
  * docs/sparse.md): UMFPACK's sparse LU when its symbolic analysis estimates
  * a peak memory and a flop count within budget (--auto-memory, --auto-flops),
  * else a preconditioned Krylov method in O(nnz) memory: CG with ILU(0)

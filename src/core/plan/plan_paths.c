@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "core/plan/plan.h"
 
 /* The reason, written only when the caller asked for it (why not NULL):
  * "auto" tries rows without formatting text it would throw away. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "core/plan/plan.h"
+#include "core/util.h"
 
 /* Systems up to this many doubles of A and X live on the stack. */
 #define SMALL_ELEMS 4096

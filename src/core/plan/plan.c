@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "plan.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/plan/plan.h"
+#include "core/util.h"
 
 void ls_problem_init(ls_problem *p)
 {

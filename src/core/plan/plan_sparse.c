@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "plan.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/plan/plan.h"
+#include "core/util.h"
 
 /* Auto's default budget for the sparse LU's work: UMFPACK ran at 0.7 - 1.3
  * GFLOP/s on two shared cores (2-D Poisson n = 10^5 and 10^6,

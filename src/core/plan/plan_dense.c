@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "core/plan/plan.h"
+#include "core/util.h"
 
 /* ls_solve takes column-major FP64: other data goes through scratch. */
 static int dense_host(ls_plan *pl)

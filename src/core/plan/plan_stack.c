@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "core/plan/plan.h"
+#include "core/util.h"
 
 static size_t block_bytes(const ls_problem *p, char which)
 {
