@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "lapack_check.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/api/lapack_check.h"
+#include "core/util.h"
 
 int ls_device_backend_open(ls_context *ctx)
 {

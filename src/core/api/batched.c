@@ -3,9 +3,9 @@
  * `batched` slot, or the CPU fallback for host arrays. */
 #include <string.h>
 
-#include "backend.h"
-#include "batched.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/batched.h"
+#include "core/util.h"
 
 #define LS_MAX1(x) ((x) > 1 ? (x) : 1)
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/util.h"
 
 #define LS_MAX1(x) ((x) > 1 ? (x) : 1)
 

@@ -4,9 +4,9 @@
  * double and float as the CPU backend's kernels are. */
 #include <stdlib.h>
 
-#include "backend.h"
-#include "reference.h"
-#include "lapack_check.h"
+#include "core/backend.h"
+#include "core/reference.h"
+#include "core/api/lapack_check.h"
 
 #define LS_MAX1(x) ((x) > 1 ? (x) : 1)
 
@@ -54,5 +54,5 @@ static char upper_trans(char t)
     return (t == 'n' || t == 'N') ? 'N' : 'T'; /* real: 'C' == 'T' */
 }
 
-#define LS_REAL_IMPL "core/lapack_api_impl.h"
+#define LS_REAL_IMPL "core/api/lapack_api_impl.h"
 #include "common/instantiate_real.h"

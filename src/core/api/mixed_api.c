@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "lapack_check.h"
+#include "core/backend.h"
+#include "core/api/lapack_check.h"
 #include "algo/mixed.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char *const factor_names[] = {"auto", "fp32", "tf32", "tf32x3", "bf16", "fp16",
                                             "fp64"};

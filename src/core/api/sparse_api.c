@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "core/backend.h"
 #include "algo/krylov.h"
-#include "reference.h"
-#include "tool_api.h"
-#include "util.h"
+#include "core/reference.h"
+#include "core/tool_api.h"
+#include "core/util.h"
 
 /* 0 when ctx runs on the CPU (or is NULL); 1 for an open backend; else why. */
 static int which(ls_context *ctx, char *err, size_t errlen)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "methods.h"
-#include "tool_api.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/methods.h"
+#include "core/tool_api.h"
+#include "core/util.h"
 
 void ls_options_init(ls_options *opt)
 {
