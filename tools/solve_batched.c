@@ -13,7 +13,7 @@
 
 #include "commands.h"
 #include "core/backend.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 #include "core/tool_stack.h"
 #include "solve_batched.h"
 

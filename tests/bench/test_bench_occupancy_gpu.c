@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "core/backend.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 #include "linsolve.h"
 #include "metrics_parts.h"
 #include "occupancy.h"

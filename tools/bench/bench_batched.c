@@ -15,7 +15,7 @@
 
 #include "bench_output.h"
 #include "bench_util.h"
-#include "core/perf_batched.h"
+#include "core/perf/perf_batched.h"
 
 int ls_bench_batched(int argc, char **argv);
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include "linsolve.h"
 #include "core/backend.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 
 #define LS_BENCH_MAX_LIST 64
 #define LS_BENCH_MAX_COLS 24
@@ -107,7 +107,7 @@ void ls_bench_machine_header(ls_out *o, ls_context *ctx);
 /* The command line as the header's "command" entry. */
 void ls_bench_machine_command(ls_out *o, int argc, char **argv);
 
-/* The context's perf table (core/perf.h), NULL when the backend has none. */
+/* The context's perf table (core/perf/perf.h), NULL when the backend has none. */
 const ls_perf_iface *ls_bench_perf_table(const ls_context *ctx);
 /* LS_EUNSUPPORTED, with err naming the backend and the request it lacks. */
 int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err, size_t errlen);

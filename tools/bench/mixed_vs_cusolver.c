@@ -3,7 +3,7 @@
  * precision LU, FP64 refinement, FP64 fallback) against cuSOLVER's FP64
  * dgetrf + dgetrs and the best of its IRS solvers, nrhs = 1, FP64 data on
  * the device, all timed in this process by the CUDA plugin's
- * "mixed_vs_peer" request (core/perf_mixed.h). Matrices: random normal,
+ * "mixed_vs_peer" request (core/perf/perf_mixed.h). Matrices: random normal,
  * and randsvd of condition 1e2, 1e6 and 1e10 (the last shows the
  * fallback). A table goes to the output and the CSV
  * n,matrix,cond,factor,iterations,fell_back,mixed_ms,cusolver_dgetrf_ms,best_irs_ms,ratio,residual
@@ -18,7 +18,7 @@
 
 #include "bench_output.h"
 #include "bench_util.h"
-#include "core/perf_mixed.h"
+#include "core/perf/perf_mixed.h"
 
 int ls_bench_mixed_vs_cusolver(int argc, char **argv);
 

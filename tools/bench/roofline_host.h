@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include "linsolve.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 
 int ls_host_copy(size_t bytes, int repeat, ls_perf_timing *o);
 int ls_host_fma(ls_precision p, int repeat, ls_perf_timing *o);

@@ -1,5 +1,5 @@
 /* The batched benchmark's parts in the CUDA plugin (batched_vs_peer.c,
- * k_batched_gen.cu); the request itself is core/perf_batched.h. */
+ * k_batched_gen.cu); the request itself is core/perf/perf_batched.h. */
 #ifndef LS_CUDA_BATCHED_PERF_H
 #define LS_CUDA_BATCHED_PERF_H
 

@@ -1,4 +1,4 @@
-/* batched_vs_peer (core/perf_batched.h): our batched gesv against cuBLAS
+/* batched_vs_peer (core/perf/perf_batched.h): our batched gesv against cuBLAS
  * getrfBatched + getrsBatched and, when asked, cuSOLVER getrf + getrs
  * looped over the systems; same stream, device events, interleaved runs,
  * each from a pristine stack with L2 flushed. Also the device-to-device
@@ -12,7 +12,7 @@
 #include "cuda/common/cuda_backend.h"
 #include "cuda/batched/k_batched.h"
 #include "core/batched.h"
-#include "core/perf_batched.h"
+#include "core/perf/perf_batched.h"
 #include "cuda/perf/batched_perf.h"
 #include "cuda/perf/perf.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cuda/common/cuda_backend.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 #include "cuda/perf/perf.h"
 
 #define MAX_REP 1000

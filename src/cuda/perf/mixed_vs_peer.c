@@ -1,4 +1,4 @@
-/* mixed_vs_peer (core/perf_mixed.h): our mixed-precision solve against
+/* mixed_vs_peer (core/perf/perf_mixed.h): our mixed-precision solve against
  * cuSOLVER's FP64 dgetrf + dgetrs and its IRS solvers, on one device
  * matrix, in this process, on the backend's stream. Runs of ours and of
  * dgetrf alternate, so that clock or thermal drift hits both alike; each
@@ -13,7 +13,7 @@
 #include "cuda/common/cuda_backend.h"
 #include "cuda/mixed/k_mixed.h"
 #include "cuda/mixed/mixed_cuda.h"
-#include "core/perf_mixed.h"
+#include "core/perf/perf_mixed.h"
 #include "cuda/perf/k_mixed_gen.h"
 #include "cuda/perf/perf.h"
 

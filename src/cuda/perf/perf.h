@@ -1,12 +1,12 @@
 /* Measurement requests of the CUDA plugin: the entries of its perf table
- * (ls_cuda_perf_iface, perf.cu), typed by src/core/perf.h. Each returns 0,
+ * (ls_cuda_perf_iface, perf.cu), typed by src/core/perf/perf.h. Each returns 0,
  * LS_EINVAL, LS_EDEVMEM or LS_EDEVICE, with a message (file:line) in err. */
 #ifndef LS_CUDA_PERF_H
 #define LS_CUDA_PERF_H
 
 #include <stddef.h>
 
-#include "core/perf.h"
+#include "core/perf/perf.h"
 
 #ifdef __cplusplus
 extern "C" {

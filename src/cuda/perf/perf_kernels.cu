@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cuda/common/cuda_backend.h"
-#include "core/perf.h"
+#include "core/perf/perf.h"
 #include "cuda/perf/perf.h"
 
 #define FMA_CHAINS 8

@@ -28,8 +28,8 @@
 #include <stddef.h>
 
 #include "linsolve.h"
-#include "perf_batched.h"
-#include "perf_mixed.h"
+#include "core/perf/perf_batched.h"
+#include "core/perf/perf_mixed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /*
  * The batched_vs_peer measurement request of the CUDA plugin's perf table
- * (core/perf.h): our batched gesv (ls_?gesv_batched_gpu's path)
+ * (core/perf/perf.h): our batched gesv (ls_?gesv_batched_gpu's path)
  * against cuBLAS getrfBatched + getrsBatched and, on request, cuSOLVER's
  * getrf + getrs looped over the systems, in the same process on the same
  * stream. The stack (batch random n x n matrices, column-major, lda = n,
