@@ -1,8 +1,8 @@
 /*
  * Batched getrf / getrs / gesv (ls_?*_batched) against per-system LAPACK.
  *   --backend cpu|cuda   the context (cuda: exit 77 without a device)
- *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 8, 16, 31, 32, 33, 64, 100,
- *               128, 129, 513} x nrhs {1, 3} (and 2 for n <= 32) x
+ *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64,
+ *               100, 128, 129, 513} x nrhs {1, 3} (and 2 for n <= 32) x
  *               FP64/FP32 x column/row-major,
  *               through gesv; the big orders' batch is capped so the sweep
  *               stays fast. Each system: info as LAPACK's, scaled residual
@@ -13,6 +13,7 @@
  *               its B kept, its neighbours solved
  *   --args      -i numbering, batch = 0, the _gpu routines' refusals
  *   --device    (cuda) the _gpu routines on device memory, same checks
+ *   --max-n N   only the orders up to N (for a kernel forced on small n)
  * Exit status: the number of failures (at most 76), 77 skipped.
  */
 #include <float.h>
@@ -30,6 +31,7 @@
 static ls_context *g_ctx;
 static const char *g_backend = "cpu";
 static int g_device; /* run through the _gpu routines */
+static int g_max_n = 1 << 30; /* orders above are skipped */
 
 /* ---- the stack under test: logical matrices kept in double ---------- */
 typedef struct stack {
@@ -312,10 +314,10 @@ static void header(void)
 static int sweep(void)
 {
     static const int batches[] = {1, 7, 1000};
-    static const int orders[] = {1, 2, 3, 8, 16, 31, 32, 33, 64, 100, 128, 129, 513};
+    static const int orders[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 100, 128, 129, 513};
     int fails = 0;
     uint64_t seed = 1;
-    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0]; ni++)
+    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)
         for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
             int n = orders[ni];
             /* about 3e8 flops a case at most, but never fewer than 7 systems */
@@ -343,10 +345,10 @@ static int sweep(void)
 
 static int factor_then_solve(void)
 {
-    static const int orders[] = {1, 3, 17, 32, 33, 70, 129, 300};
+    static const int orders[] = {1, 3, 4, 5, 17, 32, 33, 70, 129, 300};
     int fails = 0;
     uint64_t seed = 99;
-    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0]; ni++)
+    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)
         for (int p = 0; p < 2; p++)
             for (int l = 0; l < 2; l++)
                 for (int t = 0; t < 2; t++) {
@@ -369,17 +371,18 @@ static int factor_then_solve(void)
 }
 
 /* Singular (a zero column, a zero last column, all zeros),
- * ill-conditioned (Hilbert) and plain systems interleaved. */
+ * ill-conditioned (Hilbert) and plain systems interleaved; 2 right-hand
+ * sides up to n = 8 (solved in the factorization's pass there), else 3. */
 static int singular(void)
 {
-    static const int orders[] = {8, 40, 150};
+    static const int orders[] = {4, 8, 40, 150};
     int fails = 0;
-    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0]; ni++)
+    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)
         for (int p = 0; p < 2; p++)
             for (int l = 0; l < 2; l++) {
                 int n = orders[ni], batch = 12;
                 stack s;
-                stack_make(&s, n, 3, batch, p ? LS_SINGLE : LS_DOUBLE,
+                stack_make(&s, n, n <= 8 ? 2 : 3, batch, p ? LS_SINGLE : LS_DOUBLE,
                            l ? LS_ROW_MAJOR : LS_COL_MAJOR, 5000 + ni);
                 s.skip_pivots = 1;
                 for (int b = 0; b < batch; b++) {
@@ -479,6 +482,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--singular")) do_sing = 1;
         else if (!strcmp(argv[i], "--args")) do_args = 1;
         else if (!strcmp(argv[i], "--device")) g_device = 1;
+        else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) g_max_n = atoi(argv[++i]);
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;

@@ -1,11 +1,12 @@
 /* The CUDA backend's batched getrf / getrs / gesv (the `batched` slot,
  * core/batched.h). Kernels by order n:
+ *   n <= 4            a matrix per thread, in its registers (k_batched_thread.cu)
  *   n <= 32           a matrix per warp segment, in registers (k_batched_warp.cu)
  *   n < 128, fits     a matrix per block, in shared memory (k_batched_smem.cu)
  *   larger            by panels with cuBLAS's batched GEMM (batched_blocked.c),
  *                     then our batched getrs; cuBLAS getrfBatched where no
  *                     panel fits shared memory
- * LS_CUDA_BATCHED_PATH=warp|smem|blocked|cublas forces a kernel where it
+ * LS_CUDA_BATCHED_PATH=thread|warp|smem|blocked|cublas forces a kernel where it
  * can run (for measurements).
  * gesv is one pass over A and B where the kernel can hold the right-hand
  * sides too; otherwise getrf then getrs, the latter skipping systems whose
@@ -59,8 +60,12 @@ static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B,
  * block per matrix while it fits, batched-variants.txt). */
 #define LSC_BBLK_MIN_N 128
 
-enum { PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS };
-static const char *const PATH_NAMES[4] = {"warp", "smem", "blocked", "cublas"};
+/* Up to this order a matrix per thread beats a warp segment a matrix
+ * (both in registers; the thread needs no cross-lane pivot search or row
+ * broadcast). */
+#define LSC_BTHREAD_MAX_N 4
+enum { PATH_THREAD, PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS, PATH_COUNT };
+static const char *const PATH_NAMES[PATH_COUNT] = {"thread", "warp", "smem", "blocked", "cublas"};
 
 #define LS_REAL_IMPL "cuda/batched/batched_impl.h"
 #include "common/instantiate_real.h"

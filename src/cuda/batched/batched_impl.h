@@ -20,16 +20,19 @@ done:
     return st;
 }
 
-/* The factor kernel for n: the fastest that can run, or the one
+/* The factor kernel for n (with fused right-hand sides solved in the same
+ * pass where it can): the fastest that can run, or the one
  * LS_CUDA_BATCHED_PATH names where it can. */
-static int FN(factor_path)(int n, size_t optin)
+static int FN(factor_path)(int n, int fused, size_t optin)
 {
-    int can[4] = {n <= LSK_BWARP_MAXN,
-                  n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
-                  FN(lsc_bblk_width)(n, optin) > 0, 1};
-    for (int p = 0; p < 4; p++)
+    int can[PATH_COUNT] = {n <= LSK_BTHREAD_MAXN, n <= LSK_BWARP_MAXN,
+                           n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
+                           FN(lsc_bblk_width)(n, optin) > 0, 1};
+    for (int p = 0; p < PATH_COUNT; p++)
         if (ls_knob_is(LS_KNOB_CUDA_BATCHED_PATH, PATH_NAMES[p]) && can[p])
             return p;
+    if (n <= LSC_BTHREAD_MAX_N && fused <= LSK_BTHREAD_MAXRHS)
+        return PATH_THREAD;
     if (can[PATH_WARP])
         return PATH_WARP;
     if (can[PATH_SMEM] && (n < LSC_BBLK_MIN_N || !LSC_IS_DOUBLE))
@@ -59,22 +62,24 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
         return 0;
     }
     /* which factor kernel, and whether it solves too */
-    int path = FN(factor_path)(n, optin);
-    int warp = path == PATH_WARP, smem = path == PATH_SMEM;
-    int in_pass = (warp && fused <= LSK_BWARP_MAXRHS) ||
+    int path = FN(factor_path)(n, fused, optin);
+    int thread = path == PATH_THREAD, warp = path == PATH_WARP, smem = path == PATH_SMEM;
+    int in_pass = (thread && fused <= LSK_BTHREAD_MAXRHS) || (warp && fused <= LSK_BWARP_MAXRHS) ||
                   (smem && FN(lsk_bsmem_bytes)(n, fused) <= optin);
     int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
     if (later && j->nrhs > 65535)
         return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
                         j->nrhs, n);
-    if (!ipiv && (later || (!warp && !smem))) {
+    if (!ipiv && (later || (!thread && !warp && !smem))) {
         LSC_TRY(lsc_tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
                           errlen));
         ipiv = piv_tmp;
     }
     lsk_bstack s = stack_of(j, A, ipiv, B, info);
     int nr = in_pass ? fused : 0;
-    if (warp)
+    if (thread)
+        LSC_CUDA(FN(lsk_bthread_lu)(&s, nr, c->stream));
+    else if (warp)
         LSC_CUDA(FN(lsk_bwarp_lu)(&s, nr, c->stream));
     else if (smem)
         LSC_CUDA(FN(lsk_bsmem_lu)(&s, nr, optin, c->stream));

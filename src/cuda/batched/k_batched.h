@@ -31,6 +31,14 @@ typedef struct lsk_bstack {
     int n, batch;
 } lsk_bstack;
 
+/* ---- n <= 8: a matrix per thread, in its registers (k_batched_thread.cu) ---- */
+#define LSK_BTHREAD_MAXN 8
+#define LSK_BTHREAD_MAXRHS 2 /* right-hand sides solved in the same pass */
+/* As lsk_bwarp_lu, for n <= LSK_BTHREAD_MAXN and nrhs <= LSK_BTHREAD_MAXRHS. */
+#define LSK_BTHREAD_LU_SIG(T, S) \
+    cudaError_t lsk_bthread_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
+LSK_DECLARE(LSK_BTHREAD_LU_SIG);
+
 /* ---- n <= 32: a matrix per NP lanes, rows in registers (k_batched_warp.cu) ---- */
 #define LSK_BWARP_MAXN 32
 #define LSK_BWARP_MAXRHS 8 /* right-hand sides solved in the same pass */

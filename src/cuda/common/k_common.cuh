@@ -7,6 +7,12 @@
 __device__ __forceinline__ double lsk_abs(double x) { return fabs(x); }
 __device__ __forceinline__ float lsk_abs(float x) { return fabsf(x); }
 
+/* LAPACK's dlamch('S') / slamch('S'): below this magnitude a pivot's
+ * reciprocal would overflow, so getrf divides by it instead. */
+template <typename T> __device__ __forceinline__ T lsk_safe_min();
+template <> __device__ __forceinline__ double lsk_safe_min<double>() { return 2.2250738585072014e-308; }
+template <> __device__ __forceinline__ float lsk_safe_min<float>() { return 1.17549435e-38f; }
+
 /* Element (i, j) of a strided matrix; 64-bit offsets so n*ld past 2^31 is fine. */
 #define LSK_AT(M, i, j, rs, cs) ((M)[(long long)(i) * (rs) + (long long)(j) * (cs)])
 
