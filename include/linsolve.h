@@ -99,7 +99,7 @@ typedef enum ls_pivot {
 
 /* name, description (GVL: Golub & Van Loan, Matrix Computations, 4th ed.;
  * Higham: Accuracy and Stability of Numerical Algorithms, 2nd ed.). Order is
- * ABI. Each method's facts are its row in src/core/methods.c. The GPU
+ * ABI. Each method's facts are its row in src/core/methods/methods.c. The GPU
  * variants follow published descriptions (full citations in
  * docs/references.md): ge-naive, ge-blocked, ge-coalesced: C. Li, "Gaussian
  * Elimination on GPU, with Naive and Optimization Approaches" (VUB, 2025);

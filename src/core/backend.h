@@ -14,7 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "linsolve.h"
-#include "methods.h"
+#include "core/methods/methods.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,12 +30,12 @@ extern "C" {
 struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
-struct ls_perf_iface;  /* core/perf.h */
+struct ls_perf_iface;  /* core/perf/perf.h */
 struct ls_krylov_sys;  /* algo/krylov.h */
 struct ls_kr_ops;
 
 /* One fused check of solved systems in device memory (ls_check_batched_gpu,
- * src/core/check_api.c): element (i, j) of system s of a matrix M sits
+ * src/core/api/check_api.c): element (i, j) of system s of a matrix M sits
  * sM * s + m_rs * i + m_cs * j elements from M. X may be NULL (finiteness
  * of A and B only). out: 4 doubles of device memory (linsolve.h). */
 typedef struct ls_check_job {
@@ -108,7 +108,7 @@ typedef struct ls_backend_iface {
                  int *info, char *err, size_t errlen);
 
     /* optional: the measurement requests of bench, metrics and roofline, a
-     * table of typed entries (src/core/perf.h), each optional in turn.
+     * table of typed entries (src/core/perf/perf.h), each optional in turn.
      * NULL -> nothing is measurable on this backend. */
     const struct ls_perf_iface *perf;
 
@@ -119,7 +119,7 @@ typedef struct ls_backend_iface {
                  const int *ipiv, void *B, int ldb, char *err, size_t errlen);
 
     /* optional, all or none: the device-resident API (ls_context_set_stream,
-     * ls_device_*, ls_*_gpu; src/core/device_api.c). The core has checked
+     * ls_device_*, ls_*_gpu; src/core/api/device_api.c). The core has checked
      * the arguments; ipiv and info may be host or device memory and the
      * backend tells them apart. NULL -> LS_EUNSUPPORTED naming the backend. */
     int (*set_stream)(void *bctx, void *stream, char *err, size_t errlen); /* NULL: own */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/util.h"
 
 static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
 {

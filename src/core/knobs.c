@@ -1,7 +1,7 @@
 /* The registry of environment variables: knob_table.h's rows, parsed by the
  * rules in knobs.h. The only getenv of an LS_ variable in the project
  * (test core_knobs checks that). */
-#include "knobs.h"
+#include "core/knobs.h"
 
 #include <errno.h>
 #include <limits.h>

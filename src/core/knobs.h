@@ -31,7 +31,7 @@
 #include <stddef.h>
 
 #include "linsolve.h"
-#include "knob_table.h"
+#include "core/knob_table.h"
 
 #ifndef LS_KNOBS_API
 #define LS_KNOBS_API LS_API

@@ -4,9 +4,9 @@
  * their names from here. */
 #include <string.h>
 
-#include "backend.h"
+#include "core/backend.h"
 #include "linsolve.h"
-#include "methods.h"
+#include "core/methods/methods.h"
 
 /* plugin: built as liblinsolve_<name>.so and dlopen'd (core/plugin.c) */
 static const struct {

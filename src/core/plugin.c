@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "knobs.h"
-#include "methods.h"
-#include "util.h"
+#include "core/backend.h"
+#include "core/knobs.h"
+#include "core/methods/methods.h"
+#include "core/util.h"
 
 static int services_methods_check(ls_backend_kind b, const ls_method_support *list, size_t count,
                                   ls_method m, ls_precision p, char *err, size_t errlen)

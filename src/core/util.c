@@ -1,6 +1,6 @@
-#include "util.h"
-#include "tool_api.h"
-#include "knobs.h"
+#include "core/util.h"
+#include "core/tool_api.h"
+#include "core/knobs.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "linsolve.h"
-#include "util.h"
+#include "core/util.h"
 
 double ls_scaled_residual(int n, int nrhs, const double *A, int lda, const double *X, int ldx,
                           const double *B, int ldb, double eps)

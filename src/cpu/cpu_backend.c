@@ -2,7 +2,7 @@
  * The CPU backend: the ls_backend_iface table for "cpu" and the dispatch of
  * each method to its double or float kernel.
  *
- * The methods it runs are declared against the method table (core/methods.h);
+ * The methods it runs are declared against the method table (core/methods/methods.h);
  * the core charges flops and bytes from that table's models.
  */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 #include "core/backend.h"
 #include "core/knobs.h"
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "core/util.h"
 #include "core/reference.h"
 #include "cpu_internal.h"

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "testutil.h"
 
 #define SKIP_CODE 77

@@ -7,9 +7,11 @@
 #  2. src/cuda includes no CPU header (shared machinery lives in
 #     src/common, generic algorithms in src/algo);
 #  3. src/algo includes nothing of a GPU backend (src/cuda, src/opencl);
-#  4. src/cuda names its own headers from src/ ("cuda/lu/k_lu.h"), never by
-#     a bare name or a ../ path: src/cuda is not on the include path, and a
-#     bare name that resolves beside its includer breaks when either moves.
+#  4. src/cuda and src/core name their own headers from src/
+#     ("cuda/lu/k_lu.h", "core/plan/plan.h"), never by a bare name or a ../
+#     path: neither folder is on the include path, and a bare name that
+#     resolves beside its includer breaks when either moves.
+# Rules 1 and 4 read every subfolder (src/core/plan, src/core/api, ...).
 # Usage: layering.sh SOURCE_DIR
 set -u
 src=$1/src
@@ -55,31 +57,32 @@ check core 'cpu|cuda|opencl|gpu' "core depends on no backend (declare what it ca
 check cuda 'cpu' "CUDA code takes shared machinery from src/common and algorithms from src/algo"
 check algo 'cuda|opencl' "a generic algorithm talks to a GPU backend only through its table of operations"
 
-# 4. A quoted include in src/cuda that is a ../ path, or a bare name of a
-# file that lives under src/cuda.
-cuda_own_names() {
-    local hits name line
+# 4. A quoted include in src/DIR that is a ../ path, or a bare name of a
+# file that lives under src/DIR.
+own_names() {
+    local dir=$1 hits name line
     hits=$(grep -rEHn --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
-        '^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+LS_REAL_IMPL)[[:space:]]*"' "$src/cuda")
+        '^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+LS_REAL_IMPL)[[:space:]]*"' "$src/$dir")
     local bad=0 count=0
     while IFS= read -r line; do
         [ -n "$line" ] || continue
         count=$((count + 1))
         name=$(sed -E 's/^[^"]*"([^"]*)".*/\1/' <<< "$line")
-        if [[ $name == ../* ]] || { [[ $name != */* ]] && [ -n "$(find "$src/cuda" -name "$name" -print -quit)" ]; }; then
+        if [[ $name == ../* ]] || { [[ $name != */* ]] && [ -n "$(find "$src/$dir" -name "$name" -print -quit)" ]; }; then
             echo "${line#"$src/"}"
             bad=$((bad + 1))
         fi
     done <<< "$hits"
     if [ "$count" -eq 0 ]; then
-        fail "no quoted includes found under $src/cuda"
+        fail "no quoted includes found under $src/$dir"
     elif [ "$bad" -gt 0 ]; then
-        fail "src/cuda includes its own headers by a bare or ../ path: write \"cuda/<folder>/<file>\""
+        fail "src/$dir includes its own headers by a bare or ../ path: name them from src/ (\"$dir/...\")"
     else
-        echo "src/cuda: $count quoted includes, each CUDA header named from src/"
+        echo "src/$dir: $count quoted includes, each of its headers named from src/"
     fi
 }
-cuda_own_names
+own_names cuda
+own_names core
 
 echo "$failures failure(s)"
 exit $((failures > 0))

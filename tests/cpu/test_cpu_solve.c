@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "testutil.h"
 
 static const int sizes[] = {1, 2, 3, 17, 64, 255, 512};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "models.h"
 
 #define ROT_BYTES_CAP (4.0 * 1024 * 1024 * 1024)

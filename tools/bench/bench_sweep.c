@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bench_cases.h"
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "models.h"
 
 /* A-priori rate for the first size of the sequential ge baseline, before

@@ -1,7 +1,7 @@
 /* Counting models; docs/metrics.md states each one. A solve's bytes and
- * flops are the method table's (core/methods.c), the same numbers `solve`
+ * flops are the method table's (core/methods/methods.c), the same numbers `solve`
  * reports; the kernel models of the measurement tools live here. */
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "models.h"
 
 double ls_model_bytes(ls_method m, int n, int nrhs, int elem_bytes, int iterations)

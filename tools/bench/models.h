@@ -13,7 +13,7 @@
 
 /**
  * Modelled device-memory (or main-memory, for CPU methods) traffic of one
- * solve, in bytes: the method table's model (core/methods.h), which `solve`
+ * solve, in bytes: the method table's model (core/methods/methods.h), which `solve`
  * reports too.
  * @param[in] m          method (ge*, gj*, lu*, lapack, bicgstab)
  * @param[in] n, nrhs    problem size

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/backend.h"
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "core/tool_api.h"
 #include "core/util.h"
 

@@ -1,6 +1,6 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
  * table the core dlopens, method dispatch and device information. */
-#include "core/methods.h"
+#include "core/methods/methods.h"
 #include "cuda/batched/batched_cuda.h"
 #include "cuda/common/check.h"
 #include "cuda/sparse/sparse_cuda.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "methods.h"
+#include "core/methods/methods.h"
 
 #define DIRECT_OPTS (LS_OPT_PIVOT | LS_OPT_REFINE)
 
