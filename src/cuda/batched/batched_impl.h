@@ -31,7 +31,7 @@ static int FN(factor_path)(int n, int fused, size_t optin)
     for (int p = 0; p < PATH_COUNT; p++)
         if (ls_knob_is(LS_KNOB_CUDA_BATCHED_PATH, PATH_NAMES[p]) && can[p])
             return p;
-    if (n <= LSC_BTHREAD_MAX_N && fused <= LSK_BTHREAD_MAXRHS)
+    if (n >= LSC_BTHREAD_MIN_N && n <= LSC_BTHREAD_MAX_N && fused <= LSK_BTHREAD_MAXRHS)
         return PATH_THREAD;
     if (can[PATH_WARP])
         return PATH_WARP;

@@ -95,22 +95,20 @@ __global__ void __launch_bounds__(BT_THREADS(N)) k_bthread_lu(lsk_bstack st, int
     const bool row = st.a_rs == N && st.a_cs == 1;
     const bool compact = st.sA == NN && (row || (st.a_rs == 1 && st.a_cs == N));
     T a[N][N], b[N][RB];
+    /* Every thread of the block passes the same two barriers (in the load
+     * and the store), a thread past the stack's end too. */
     bt_move<T, N, true>(a, st, S, compact, row, first, count);
-    if (sys >= st.batch) { /* after the block's last barrier but the store's */
-        if (compact)
-            bt_move<T, N, false>(a, st, S, compact, row, first, count);
-        return;
-    }
+    const bool live = sys < st.batch;
+    int info = 0, piv[N];
+    T dinv[N]; /* 1 / U(k, k), or 0: divide (a pivot below the safe minimum, or zero) */
 #pragma unroll
     for (int i = 0; i < N; i++)
 #pragma unroll
         for (int c = 0; c < RB; c++)
-            b[i][c] = c < nrhs ? ((const T *)st.B)[sys * st.sB + i * st.b_rs + c * st.b_cs] : (T)0;
-
-    int info = 0, piv[N];
-    T dinv[N]; /* 1 / U(k, k), or 0: divide (a pivot below the safe minimum, or zero) */
+            b[i][c] = live && c < nrhs ? ((const T *)st.B)[sys * st.sB + i * st.b_rs + c * st.b_cs]
+                                       : (T)0;
 #pragma unroll
-    for (int k = 0; k < N; k++) {
+    for (int k = 0; k < N && live; k++) {
         /* idamax over rows k..N-1 of column k */
         int p = k;
         T best = lsk_abs(a[k][k]);
@@ -161,6 +159,8 @@ __global__ void __launch_bounds__(BT_THREADS(N)) k_bthread_lu(lsk_bstack st, int
     }
 
     bt_move<T, N, false>(a, st, S, compact, row, first, count);
+    if (!live)
+        return;
     if (st.ipiv)
 #pragma unroll
         for (int k = 0; k < N; k++)
