@@ -23,10 +23,6 @@
 #include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
-template <typename T> __device__ __forceinline__ T bb_sfmin();
-template <> __device__ __forceinline__ double bb_sfmin<double>() { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float bb_sfmin<float>() { return 1.17549435e-38f; }
-
 template <typename T>
 __global__ void __launch_bounds__(LSK_BBLK_THREADS)
 k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
@@ -80,7 +76,7 @@ k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
         for (int i = k + 1 + tid; i < m; i += nt) {
             T l = col[i];
             if (piv != (T)0)
-                l = lsk_abs(piv) >= bb_sfmin<T>() ? l * ((T)1 / piv) : l / piv;
+                l = lsk_abs(piv) >= lsk_safe_min<T>() ? l * ((T)1 / piv) : l / piv;
             col[i] = l;
             for (int j = k + 1; j < jb; j++)
                 P[i + j * ld] -= l * P[k + j * ld];

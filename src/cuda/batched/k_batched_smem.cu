@@ -21,10 +21,6 @@
 #include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
-template <typename T> __device__ __forceinline__ T bs_sfmin();
-template <> __device__ __forceinline__ double bs_sfmin<double>() { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float bs_sfmin<float>() { return 1.17549435e-38f; }
-
 template <typename T>
 __global__ void __launch_bounds__(LSK_BSMEM_THREADS)
 k_bsmem_lu(lsk_bstack st, int nrhs)
@@ -88,7 +84,7 @@ k_bsmem_lu(lsk_bstack st, int nrhs)
         if (row > k && row < n && grp < G) {
             T l = M[row + k * ld];
             if (piv != (T)0)
-                l = lsk_abs(piv) >= bs_sfmin<T>() ? l * ((T)1 / piv) : l / piv;
+                l = lsk_abs(piv) >= lsk_safe_min<T>() ? l * ((T)1 / piv) : l / piv;
             int j = k + 1 + grp;
             for (; j + 3 * G < n; j += 4 * G) {
                 T *c0 = M + j * ld, *c1 = c0 + G * ld, *c2 = c1 + G * ld, *c3 = c2 + G * ld;

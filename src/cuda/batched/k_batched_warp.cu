@@ -26,10 +26,6 @@
 #define WARP_THREADS 128 /* 4 warps a block */
 #define SMEM_FROM_NP 8   /* below, shuffles (a row of 2 or 4 is one or two of them) */
 
-template <typename T> __device__ __forceinline__ T bw_sfmin();
-template <> __device__ __forceinline__ double bw_sfmin<double>() { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float bw_sfmin<float>() { return 1.17549435e-38f; }
-
 /* 16 bytes from shared memory into registers (p 16-byte aligned). The
  * pivot lane stores element by element: a 16-byte store wants its source
  * in an aligned register quad, and ptxas pays for that with a move per
@@ -121,7 +117,7 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
         const bool below = r < n && pos > k;
         T l = a[k];
         if (piv != (T)0) {
-            if (lsk_abs(piv) >= bw_sfmin<T>()) {
+            if (lsk_abs(piv) >= lsk_safe_min<T>()) {
                 const T inv = (T)1 / piv;
                 l *= inv;
                 if (r == pl)

@@ -19,10 +19,6 @@
 #define LSK_LUS_LDU 36                           /* U12's copy: rows 16-byte aligned */
 #define LSK_LUS_CHUNK 16 /* columns a thread accumulates in the GEMM update */
 
-template <typename T> __device__ __forceinline__ T lus_sfmin();
-template <> __device__ __forceinline__ double lus_sfmin<double>() { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float lus_sfmin<float>() { return 1.17549435e-38f; }
-
 /* A panel is factored as two halves of LSK_LUS_HALF columns (the
  * recursive LU's first split), each with its rows in registers. */
 #define LSK_LUS_HALF (LSK_LUS_NB / 2)
@@ -214,7 +210,7 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
                 ipiv[g] = bp + 1;
             if (piv == (T)0 && *zero == 0)
                 *zero = g + 1;
-            const bool scale = piv != (T)0, mul = lsk_abs(piv) >= lus_sfmin<T>();
+            const bool scale = piv != (T)0, mul = lsk_abs(piv) >= lsk_safe_min<T>();
             const T rp = scale ? lus_rcp(piv) : (T)1;
 #pragma unroll
             for (int r = 0; r < R; r++) {

@@ -85,10 +85,6 @@ __device__ __forceinline__ T lsk_key(T x, bool diagonal)
     return a == a ? a : (diagonal ? (T)HUGE_VAL : (T)-0.5);
 }
 
-template <typename T> __device__ __forceinline__ T lsk_sfmin(void);
-template <> __device__ __forceinline__ double lsk_sfmin<double>(void) { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float lsk_sfmin<float>(void) { return 1.17549435e-38f; }
-
 /* Shared memory (dynamic): the panel slice s (R x w, column-major), the
  * inbox (2 slots x G candidates x (w + 3) values: entries, multiplier,
  * signed pivot value, its reciprocal), the inbox rows (2 x G ints), each row's pivot step
@@ -277,7 +273,7 @@ __global__ void __launch_bounds__(LSK_PUSH_THREADS, 1)
         const int wloc = wr - rb; /* the pivot row, if this block holds it */
         const T piv = zero ? (T)1 : win[w + 1];
         /* LAPACK's rule: multiply by the reciprocal unless it would overflow */
-        const bool recip = lsk_abs(piv) >= lsk_sfmin<T>();
+        const bool recip = lsk_abs(piv) >= lsk_safe_min<T>();
         const T rp = zero ? (T)0 : win[w + 2];
         const T pn = zero || j + 1 >= w ? (T)0 : win[j + 1] - wl * pp[j + 1];
         for (int r = tid, i = 0; r < nr; r += NT, i++) {

@@ -22,10 +22,6 @@
 
 #define LSK_SM_RPT ((LSK_SM_MAXROWS + LSK_SM_THREADS - 1) / LSK_SM_THREADS)
 
-template <typename T> __device__ __forceinline__ T lsk_sm_sfmin(void);
-template <> __device__ __forceinline__ double lsk_sm_sfmin<double>(void) { return 2.2250738585072014e-308; }
-template <> __device__ __forceinline__ float lsk_sm_sfmin<float>(void) { return 1.17549435e-38f; }
-
 /* idamax's order as one unsigned 64-bit key: larger |x| wins (the bits of
  * a non-negative float order as integers), then the smaller position. A
  * NaN loses to every number (key 1) unless it sits at the diagonal
@@ -145,7 +141,7 @@ __global__ void __launch_bounds__(LSK_SM_THREADS, 1)
         }
     }
     int zero_at = 0; /* first zero pivot (1-based in the panel), thread 0 */
-    const T sfmin = lsk_sm_sfmin<T>();
+    const T sfmin = lsk_safe_min<T>();
     for (int j = 0; j < w; j++) {
         const int b = j & 1;
         unsigned long long v = cv;
