@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "commands.h"
-#include "core/backend.h"
 #include "core/perf/perf.h"
 #include "core/tool_stack.h"
 #include "solve_batched.h"
@@ -101,8 +100,9 @@ static double copy_gbps(ls_context *ctx)
     ls_perf_copy_in in = {(size_t)256 << 20, 5};
     ls_perf_timing t;
     char err[LS_ERRLEN];
-    if (ls_context_backend(ctx) != LS_BACKEND_CUDA || !ctx->iface->perf ||
-        !ctx->iface->perf->copy || ctx->iface->perf->copy(ctx->bctx, &in, &t, err, sizeof err) != 0)
+    const ls_perf_iface *perf = ls_perf_table(ctx);
+    if (ls_context_backend(ctx) != LS_BACKEND_CUDA || !perf || !perf->copy ||
+        perf->copy(ls_perf_backend_ctx(ctx), &in, &t, err, sizeof err) != 0)
         return 0;
     return t.gbps;
 }

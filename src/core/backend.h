@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "linsolve.h"
+#include "core/errlen.h"
 #include "core/methods/methods.h"
 
 #ifdef __cplusplus
@@ -25,7 +26,6 @@ extern "C" {
  * ls_plugin_abi symbol checked before anything else is called; 6: pivot
  * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot */
 #define LS_PLUGIN_ABI 8
-#define LS_ERRLEN 512
 
 struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "linsolve.h"
+#include "core/errlen.h"
 
 #ifdef __cplusplus
 extern "C" {

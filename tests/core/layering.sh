@@ -11,6 +11,10 @@
 #     ("cuda/lu/k_lu.h", "core/plan/plan.h"), never by a bare name or a ../
 #     path: neither folder is on the include path, and a bare name that
 #     resolves beside its includer breaks when either moves.
+#  5. tools/ (the linsolve tool, its bench) reaches the library through
+#     linsolve.h and the tool-facing headers (core/tool_api.h, core/perf/,
+#     ...), never the backend interface core/backend.h or a backend's own
+#     headers: a context's measurement table comes from ls_perf_table.
 # Rules 1 and 4 read every subfolder (src/core/plan, src/core/api, ...).
 # Usage: layering.sh SOURCE_DIR
 set -u
@@ -83,6 +87,20 @@ own_names() {
 }
 own_names cuda
 own_names core
+
+# 5. the tools
+tools=$1/tools
+hits=$(grep -rEHn --include='*.c' --include='*.h' \
+    '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(core/backend\.h|(\.\./)*(cpu|cuda|opencl|gpu)/)' "$tools")
+ntools=$(find "$tools" -name '*.c' -o -name '*.h' | wc -l)
+if [ "$ntools" -eq 0 ]; then
+    fail "no sources found under tools/"
+elif [ -n "$hits" ]; then
+    echo "$hits" | sed "s|^$1/||"
+    fail "tools/ includes the backend interface or a backend's header: use linsolve.h, core/tool_api.h and core/perf/ (ls_perf_table)"
+else
+    echo "tools/: $ntools files, none includes core/backend.h or a backend's header"
+fi
 
 echo "$failures failure(s)"
 exit $((failures > 0))

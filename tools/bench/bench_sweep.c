@@ -333,9 +333,7 @@ int ls_bench_run(const ls_bench_opts *b, FILE *f)
                                 list[count++] = (ls_method)m;
                     } else if (b->nmethods == 0) {
                         /* Resolved here so a cpu auto that is a baseline is not run twice. */
-                        list[count++] = ctx[ci]->iface->auto_method
-                                            ? ctx[ci]->iface->auto_method(ctx[ci]->bctx, p)
-                                            : LS_METHOD_AUTO;
+                        list[count++] = ls_perf_auto_method(ctx[ci], p);
                     } else {
                         for (int m = 0; m < b->nmethods; m++) {
                             if (ls_context_supports(ctx[ci], b->methods[m], p) != 0) {

@@ -384,15 +384,10 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-const ls_perf_iface *ls_bench_perf_table(const ls_context *ctx)
-{
-    return ctx && ctx->iface ? ctx->iface->perf : NULL;
-}
-
 int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err, size_t errlen)
 {
-    const char *backend = ctx && ctx->iface ? ls_backend_name(ctx->kind) : "(none)";
-    if (!ls_bench_perf_table(ctx))
+    const char *backend = ctx ? ls_backend_name(ls_context_backend(ctx)) : "(none)";
+    if (!ls_perf_table(ctx))
         snprintf(err, errlen, "backend %s has no measurement requests", backend);
     else
         snprintf(err, errlen, "backend %s does not answer the measurement request '%s'", backend,

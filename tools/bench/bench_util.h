@@ -9,7 +9,6 @@
 
 #include <stdio.h>
 #include "linsolve.h"
-#include "core/backend.h"
 #include "core/perf/perf.h"
 
 #define LS_BENCH_MAX_LIST 64
@@ -108,7 +107,6 @@ void ls_bench_machine_header(ls_out *o, ls_context *ctx);
 void ls_bench_machine_command(ls_out *o, int argc, char **argv);
 
 /* The context's perf table (core/perf/perf.h), NULL when the backend has none. */
-const ls_perf_iface *ls_bench_perf_table(const ls_context *ctx);
 /* LS_EUNSUPPORTED, with err naming the backend and the request it lacks. */
 int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err, size_t errlen);
 /* Send one typed perf request: LS_BENCH_PERF(ctx, gemm, &in, &out, err, len)
@@ -116,13 +114,13 @@ int ls_bench_perf_missing(const ls_context *ctx, const char *request, char *err,
  * it), or answers LS_EUNSUPPORTED naming the request when the backend has
  * no such entry. ctx is evaluated more than once. */
 #define LS_BENCH_PERF(ctx, entry, in, out, err, errlen)                                      \
-    (ls_bench_perf_table(ctx) && ls_bench_perf_table(ctx)->entry                             \
-         ? ls_bench_perf_table(ctx)->entry((ctx)->bctx, (in), (out), (err), (errlen))        \
+    (ls_perf_table(ctx) && ls_perf_table(ctx)->entry                                         \
+         ? ls_perf_table(ctx)->entry(ls_perf_backend_ctx(ctx), (in), (out), (err), (errlen)) \
          : ls_bench_perf_missing((ctx), #entry, (err), (errlen)))
 /* The same for the device entry, which takes no input. */
 #define LS_BENCH_PERF_DEVICE(ctx, out, err, errlen)                                          \
-    (ls_bench_perf_table(ctx) && ls_bench_perf_table(ctx)->device                            \
-         ? ls_bench_perf_table(ctx)->device((ctx)->bctx, (out), (err), (errlen))             \
+    (ls_perf_table(ctx) && ls_perf_table(ctx)->device                                        \
+         ? ls_perf_table(ctx)->device(ls_perf_backend_ctx(ctx), (out), (err), (errlen))      \
          : ls_bench_perf_missing((ctx), "device", (err), (errlen)))
 
 /* Progress on stderr, only when stderr is a terminal. */

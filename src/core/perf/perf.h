@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "linsolve.h"
+#include "core/errlen.h"
 #include "core/perf/perf_batched.h"
 #include "core/perf/perf_mixed.h"
 
@@ -208,6 +209,18 @@ typedef struct ls_perf_iface {
     int (*batched_vs_peer)(void *bctx, const ls_perf_batched_in *in, ls_perf_batched_out *out,
                            char *err, size_t errlen);
 } ls_perf_iface;
+
+/* The tools' way to a context's backend (perf_access.c), so that they do
+ * not read ls_context's internals (core/backend.h):
+ *  - ls_perf_table: ctx's measurement table; NULL when its backend answers
+ *    none;
+ *  - ls_perf_backend_ctx: the backend context the table's entries take;
+ *  - ls_perf_auto_method: the method ctx's backend picks itself for
+ *    method `auto` in precision p (LS_METHOD_AUTO when it leaves the
+ *    choice to the library). */
+LS_API const ls_perf_iface *ls_perf_table(const ls_context *ctx);
+LS_API void *ls_perf_backend_ctx(const ls_context *ctx);
+LS_API ls_method ls_perf_auto_method(const ls_context *ctx, ls_precision p);
 
 #ifdef __cplusplus
 }
