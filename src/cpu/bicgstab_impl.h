@@ -3,6 +3,7 @@
  * unpreconditioned method) on
  * a dense matrix, one right-hand side at a time, precision-generic (see
  * real_macros.h). Included by bicgstab.c once per precision.
+ * Defines: ls_cpu_bicgstab_d, ls_cpu_bicgstab_s
  *
  * Vectors are kept in REAL, dot products and norms accumulate in double so
  * the single-precision variant loses no more than its storage precision.

@@ -1,6 +1,7 @@
 /*
  * Blocked right-looking LU with partial pivoting, precision-generic (see
  * real_macros.h). Included by getrf.c once per precision.
+ * Defines: ls_cpu_getrf_d, ls_cpu_getrf_s, ls_cpu_getrs_d, ls_cpu_getrs_s
  *
  * Per block column of NB columns: unblocked panel factorization (dgetf2),
  * the panel's row swaps applied to every other column, a unit-lower

@@ -1,5 +1,6 @@
 /* The look-ahead getrf of getrf_lookahead.c for one precision (REAL, FN:
- * typed.h), instantiated there for double and float. */
+ * typed.h), instantiated there for double and float.
+ * Defines: lsc_getrf_lookahead_d, lsc_getrf_lookahead_s */
 typedef struct FN(la_run) {
     ls_cuda_ctx *c;
     struct lsc_lookahead *la;

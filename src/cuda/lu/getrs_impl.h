@@ -1,5 +1,6 @@
 /* getrs.c's device getrs for one precision (REAL, FN: typed.h),
- * instantiated there for double and float. */
+ * instantiated there for double and float.
+ * Defines: lsc_getrs_device_d, lsc_getrs_device_s */
 /* B = op(T)^-1 B for the triangle of the n x n factors in dA. */
 static int FN(trsm)(ls_cuda_ctx *c, cublasFillMode_t uplo, cublasOperation_t op,
                     cublasDiagType_t diag, int n, int nrhs, const REAL *dA, int lda, REAL *dB,
