@@ -6,8 +6,10 @@
 # KIND = method: tests/house/fake_method/ holds a CPU method (house-lu, LU
 # through the CPU's getrf + getrs) as its new file(s) under files/ and a
 # unified diff of its edits to existing files (method.patch).
-# KIND = backend: tests/house/fake_backend/ holds a plugin backend the same
-# way (it forwards to the CPU reference).
+# KIND = backend: tests/house/fake_backend/ holds a plugin backend (relay:
+# the required slots and entry points, solving with the CPU reference) the
+# same way (backend.patch). recipe_KIND.sh names the targets to build and
+# the checks that the method or backend works in the patched tree.
 #
 # Steps: copy the tracked and untracked-but-not-ignored files of SOURCE_DIR
 # to a temporary folder, apply the patch (it may only modify existing files)
@@ -88,7 +90,7 @@ run_checks
 
 # The count against the page.
 count=$(printf '%s\n' "$touched" | grep -c .)
-echo "existing files the $kind touches outside its own: $count"
+echo "existing files the $kind touches outside its own new files: $count"
 printf '  %s\n' $touched
 echo "its new files:"
 printf '  %s\n' $new_files
