@@ -6,8 +6,10 @@
 #  2. no getenv of an LS_ variable (nor a getenv whose name is not a string
 #     literal) outside src/core/knobs.c;
 #  3. every ls_knob_is(LS_KNOB_X, "name") in the sources names a choice of X;
-#  4. every built-in threshold listed in docs/tuning.md still has that value
-#     in that file.
+#  4. every built-in threshold listed in docs/tuning.md still has that value:
+#     a field of the CUDA tuning table (src/cuda/common/tuning.c) in its
+#     sm_90 row, any other name as a #define in its file; and the sm_90 row,
+#     tuning.c's field list (LSC_FIELD) and the docs name the same fields.
 # Usage: knobs_docs.sh TEST_KNOBS SOURCE_DIR
 set -u
 knobs=$1
@@ -65,19 +67,46 @@ done < <(grep -rhoE --include='*.c' --include='*.h' \
     'ls_knob_is\(LS_KNOB_[A-Z0-9_]+,[[:space:]]*"[^"]*"\)' src tools)
 echo "choices: $calls ls_knob_is call(s) with a literal name checked"
 
-# 4. the built-in thresholds: rows "| `NAME` | `file` | value | ..."
+# 4. the built-in thresholds: rows "| `name` | `file` | value | ..."
+tuning=src/cuda/common/tuning.c
+num='^-?[0-9]+(\.[0-9]+)?$'
+# the sm_90 row's ".field = value," lines, as "field value", less the header
+awk '/\.name = "sm_90"/ {on = 1; next} on && /^[[:space:]]*}/ {exit}
+     on && /^[[:space:]]*\.[a-z_0-9]+ = / {v = $3; sub(/,$/, "", v); print substr($1, 2), v}' \
+    "$tuning" | grep -vE '^(cc_major|cc_minor|measured) ' > "$tmp/sm90" || true
+[ -s "$tmp/sm90" ] || fail "no sm_90 row with '.field = value,' lines found in $tuning"
+grep -vE '^#[[:space:]]*define' "$tuning" | grep -oE 'LSC_FIELD\([a-z_0-9]+,' | sed -E 's/LSC_FIELD\(|,//g' | sort > "$tmp/fields"
 rows=0
+: > "$tmp/doc_fields"
 while IFS='|' read -r _ name file value _; do
     name=$(tr -d '` ' <<< "$name")
     file=$(tr -d '` ' <<< "$file")
     value=$(tr -d '` ' <<< "$value")
     rows=$((rows + 1))
-    if ! grep -qE "^#define[[:space:]]+$name[[:space:]]+$value([[:space:]]|$)" "$file" 2>/dev/null; then
+    if [ "$file" = "$tuning" ]; then
+        echo "$name" >> "$tmp/doc_fields"
+        have=$(awk -v n="$name" '$1 == n {print $2}' "$tmp/sm90")
+        if [ -z "$have" ]; then
+            fail "docs/tuning.md lists $name; the sm_90 row of $tuning has no such field"
+        elif ! grep -qE "$num" <<< "$value" || ! grep -qE "$num" <<< "$have" ||
+            ! awk -v a="$value" -v b="$have" 'BEGIN { exit !(a + 0 == b + 0) }'; then
+            fail "docs/tuning.md says $name = $value; the sm_90 row of $tuning has $have"
+        fi
+    elif ! grep -qE "^#define[[:space:]]+$name[[:space:]]+$value([[:space:]]|$)" "$file" 2>/dev/null; then
         fail "docs/tuning.md says $file has #define $name $value; it does not"
     fi
-done < <(sed -n '/^<!-- thresholds:begin/,/^<!-- thresholds:end/p' "$doc" | grep '^| `[A-Z]')
-echo "thresholds: $rows checked against their files"
+done < <(sed -n '/^<!-- thresholds:begin/,/^<!-- thresholds:end/p' "$doc" | grep '^| `[A-Za-z]')
+sort -o "$tmp/doc_fields" "$tmp/doc_fields"
+cut -d' ' -f1 "$tmp/sm90" | sort > "$tmp/row_fields"
+for n in $(comm -23 "$tmp/row_fields" "$tmp/doc_fields"); do
+    fail "$n is a field of the sm_90 row ($tuning) but not listed in docs/tuning.md"
+done
+for n in $(comm -3 "$tmp/row_fields" "$tmp/fields" | tr -d '\t'); do
+    fail "$n is in one of the sm_90 row and the LSC_FIELD list of $tuning, not both"
+done
+echo "thresholds: $rows checked ($(wc -l < "$tmp/doc_fields") against the sm_90 row of $tuning)"
 [ "$rows" -gt 0 ] || fail "no built-in thresholds found in docs/tuning.md"
+[ -s "$tmp/doc_fields" ] || fail "docs/tuning.md lists no field of $tuning"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

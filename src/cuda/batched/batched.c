@@ -55,18 +55,12 @@ static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B,
     return s;
 }
 
-/* From this order the panels beat a block per whole matrix (H100, n = 128:
- * FP64 16.2 ms against 29.1, FP32 12.1 against 11.4; so FP32 keeps the
- * block per matrix while it fits, batched-variants.txt). */
-#define LSC_BBLK_MIN_N 128
-
-/* Between these orders a matrix per thread beats a warp segment a matrix
- * (both in registers; the thread needs no cross-lane pivot search or row
- * broadcast). H100, batch 1e5, FP64/FP32 ms, thread against warp: n = 2
- * 0.016/0.016 against 0.016/0.013, n = 5 0.041/0.023 against 0.049/0.037,
- * n = 8 0.084/0.048 against 0.067/0.049. */
-#define LSC_BTHREAD_MIN_N 3
-#define LSC_BTHREAD_MAX_N 7
+/* The orders at which the factor kernel changes (a matrix per thread, a
+ * warp segment, a block, panels) are the context's tuning row (c->tune:
+ * bthread_min_n, bthread_max_n, bblk_min_n; common/tuning.h). A matrix per
+ * thread beats a warp segment between its orders because both keep the
+ * matrix in registers and the thread needs no cross-lane pivot search or
+ * row broadcast. */
 enum { PATH_THREAD, PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS, PATH_COUNT };
 static const char *const PATH_NAMES[PATH_COUNT] = {"thread", "warp", "smem", "blocked", "cublas"};
 

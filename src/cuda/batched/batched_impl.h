@@ -21,9 +21,9 @@ done:
 }
 
 /* The factor kernel for n (with fused right-hand sides solved in the same
- * pass where it can): the fastest that can run, or the one
- * LS_CUDA_BATCHED_PATH names where it can. */
-static int FN(factor_path)(int n, int fused, size_t optin)
+ * pass where it can): the fastest that can run by the tuning row t, or the
+ * one LS_CUDA_BATCHED_PATH names where it can. */
+static int FN(factor_path)(const lsc_tuning *t, int n, int fused, size_t optin)
 {
     int can[PATH_COUNT] = {n <= LSK_BTHREAD_MAXN, n <= LSK_BWARP_MAXN,
                            n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
@@ -31,11 +31,11 @@ static int FN(factor_path)(int n, int fused, size_t optin)
     for (int p = 0; p < PATH_COUNT; p++)
         if (ls_knob_is(LS_KNOB_CUDA_BATCHED_PATH, PATH_NAMES[p]) && can[p])
             return p;
-    if (n >= LSC_BTHREAD_MIN_N && n <= LSC_BTHREAD_MAX_N && fused <= LSK_BTHREAD_MAXRHS)
+    if (n >= t->bthread_min_n && n <= t->bthread_max_n && fused <= LSK_BTHREAD_MAXRHS)
         return PATH_THREAD;
     if (can[PATH_WARP])
         return PATH_WARP;
-    if (can[PATH_SMEM] && (n < LSC_BBLK_MIN_N || !LSC_IS_DOUBLE))
+    if (can[PATH_SMEM] && (n < t->bblk_min_n || !LSC_IS_DOUBLE))
         return PATH_SMEM;
     return can[PATH_BLOCKED] ? PATH_BLOCKED : can[PATH_SMEM] ? PATH_SMEM : PATH_CUBLAS;
 }
@@ -62,7 +62,7 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
         return 0;
     }
     /* which factor kernel, and whether it solves too */
-    int path = FN(factor_path)(n, fused, optin);
+    int path = FN(factor_path)(c->tune, n, fused, optin);
     int thread = path == PATH_THREAD, warp = path == PATH_WARP, smem = path == PATH_SMEM;
     int in_pass = (thread && fused <= LSK_BTHREAD_MAXRHS) || (warp && fused <= LSK_BWARP_MAXRHS) ||
                   (smem && FN(lsk_bsmem_bytes)(n, fused) <= optin);

@@ -110,6 +110,7 @@ static void print_device(FILE *out, int dev, const struct cudaDeviceProp *p)
     fprintf(out, "    %d threads/SM, %d registers/SM, warp %d, %d async engines\n",
             p->maxThreadsPerMultiProcessor, p->regsPerMultiprocessor, p->warpSize,
             p->asyncEngineCount);
+    lsc_tuning_print(lsc_tuning_for(p->major, p->minor), out, "    ");
 }
 
 LS_API int ls_plugin_abi(void) { return LS_PLUGIN_ABI; }
@@ -210,6 +211,7 @@ LS_API int ls_plugin_open(const ls_core_services *core, int device,
     c->device = device;
     LSC_CUDA(cudaSetDevice(device));
     LSC_CUDA(cudaGetDeviceProperties(&c->prop, device));
+    c->tune = lsc_tuning_for(c->prop.major, c->prop.minor);
     /* blocking: ordered after the caller's legacy-default-stream uploads */
     LSC_CUDA(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamDefault));
     c->stream = c->own_stream;

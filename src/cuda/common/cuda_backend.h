@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/backend.h"
+#include "cuda/common/tuning.h"
 #include "cuda/common/typed.h"
 
 #ifdef __cplusplus
@@ -24,6 +25,7 @@ typedef struct ls_cuda_ctx {
     const ls_core_services *core; /* lent by the core at open (names, method table) */
     int device;
     struct cudaDeviceProp prop;
+    const lsc_tuning *tune;  /* the crossovers of prop's architecture (tuning.c), set at open */
     cudaStream_t stream;     /* where all work goes: own_stream or the caller's */
     cudaStream_t own_stream; /* created with the context, destroyed with it */
     cublasHandle_t blas;     /* bound to stream */

@@ -16,14 +16,9 @@
 
 #define LSC_LU_LEAF 16
 
-/* The cluster leaf (8 blocks) beats the cooperative one (up to one block per
- * SM) on short leaves only: H100 run 6, n = 1024: 4.33 vs 4.53 ms FP64,
- * 3.87 vs 4.26 ms FP32; n = 4096 with cluster leaves up to 4096 rows: 24.7
- * vs 22.2 ms. LS_CUDA_LU_LEAF=cluster lifts the limit (for measuring). */
-#define LSC_CLUSTER_ROWS 1024
-/* The push leaf beats the cooperative one up to about this many rows
- * (H100, this session: n = 256..1024 4-9 % faster, 4096 7 % slower). */
-#define LSC_PUSH_ROWS 2048
+/* The tallest panels of the cluster and push leaves, and the size from
+ * which the look-ahead driver runs, are the context's tuning row
+ * (c->tune: cluster_rows, push_rows, lookahead_min; common/tuning.h). */
 /* The one-SM leaf serves leaves of at least this width; panels too tall for
  * it take the multi-block leaves. */
 #define LSC_SM_MINW 8
@@ -73,18 +68,15 @@ static int sm_allowed(void)
 }
 
 /* The look-ahead driver (cuSOLVER panel beside our trailing update) from
- * this size on; below it the recursive driver with one-SM leaves wins. H100,
- * both replayed as graphs, the look-ahead's interchanges gathered: 2.51 vs
- * 2.56 ms at 1024, 6.82 vs 6.12 at 2048, 19.3 vs 15.1 at 4096 (FP64).
- * LS_CUDA_LU_DRIVER=recursive|lookahead forces one. */
-#define LSC_LOOKAHEAD_MIN 1536
-static int use_lookahead(int kmin)
+ * the tuning row's lookahead_min on; below it the recursive driver with
+ * one-SM leaves wins. LS_CUDA_LU_DRIVER=recursive|lookahead forces one. */
+static int use_lookahead(const ls_cuda_ctx *c, int kmin)
 {
     if (ls_knob_is(LS_KNOB_CUDA_LU_DRIVER, "recursive"))
         return 0;
     if (ls_knob_is(LS_KNOB_CUDA_LU_DRIVER, "lookahead"))
         return 1;
-    return kmin >= LSC_LOOKAHEAD_MIN;
+    return kmin >= c->tune->lookahead_min;
 }
 
 #define LS_REAL_IMPL "cuda/lu/getrf_impl.h"

@@ -87,7 +87,7 @@ static int FN(lu_rec)(const FN(lu_run) *r, int j0, int nc)
     }
     if (wsm >= LSC_SM_MINW)
         goto split; /* narrower leaves of the one-SM kind beat the others */
-    if (r->moves && nc <= LSK_PUSH_MAXW && r->m - j0 <= LSC_PUSH_ROWS) {
+    if (r->moves && nc <= LSK_PUSH_MAXW && r->m - j0 <= r->c->tune->push_rows) {
         /* the whole leaf in one cluster's shared memory, candidates pushed:
          * one split barrier a column (k_panel_push.cu) */
         int R = 0, G = FN(lsk_panel_push_shape)(r->m - j0, nc, r->push_blocks, r->push_smem,
@@ -195,7 +195,7 @@ const char *FN(lsc_lu_leaf_kind)(ls_cuda_ctx *c, int n)
     if (lsc_lu_small_plan(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, &small))
         return small.in_smem ? "one launch, the matrix in one thread-block cluster's shared memory"
                              : "one launch of one thread-block cluster, the matrix in place (L2)";
-    if (use_lookahead(n))
+    if (use_lookahead(c, n))
         return FN(lsc_lookahead_panel_ours)(c, n)
                    ? "look-ahead: recursive one-SM-leaf panel on a second stream beside the trailing update"
                    : "look-ahead: cuSOLVER panel on a second stream beside the trailing update";
@@ -203,12 +203,12 @@ const char *FN(lsc_lu_leaf_kind)(ls_cuda_ctx *c, int n)
         return "recursive, one-SM leaf";
     if (sm_allowed() && co)
         return "recursive, multi-block leaves for tall leaves, one-SM leaf below";
-    if (co && pu && n <= LSC_PUSH_ROWS &&
+    if (co && pu && n <= c->tune->push_rows &&
         FN(lsk_panel_push_shape)(n, LSK_PUSH_MAXW, pu, push_smem_limit(c), &R) > 0)
         return "recursive, push-cluster leaf";
     if (co && pu)
         return "recursive, push-cluster + cooperative leaves";
-    if (cl && co && n <= LSC_CLUSTER_ROWS && FN(lsk_panel_cluster_shape)(n, LSK_COOP_MAXW, &R) > 0)
+    if (cl && co && n <= c->tune->cluster_rows && FN(lsk_panel_cluster_shape)(n, LSK_COOP_MAXW, &R) > 0)
         return "recursive, cluster leaf";
     if (cl && co)
         return "recursive, cooperative + cluster leaves";
@@ -312,7 +312,7 @@ static int FN(getrf_enqueue)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, in
                                     &small)) /* one launch, one cluster */
         return lsc_lu_small_run(c, LSC_IS_DOUBLE ? LS_DOUBLE : LS_SINGLE, n, 0, dA, lda, NULL, 0,
                                 d_ipiv, d_info, &small, err, errlen);
-    if (use_lookahead(kmin))
+    if (use_lookahead(c, kmin))
         return FN(lsc_getrf_lookahead)(c, m, n, dA, lda, d_ipiv, d_info, err, errlen);
     int *sm_moves = NULL;
     LSC_TRY(FN(lu_workspace)(c, m, &r.scratch, &r.pairs, &r.moves, &sm_moves, err, errlen));
@@ -321,7 +321,7 @@ static int FN(getrf_enqueue)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, in
     r.sm_moves = r.scratch && sm_allowed() ? sm_moves : NULL; /* for the leaves it fits */
     r.sm_smem = sm_smem_limit(c);
     r.sm_maxw = sm_maxw();
-    r.cluster_rows = strcmp(leaf_choice(), "cluster") ? LSC_CLUSTER_ROWS : m;
+    r.cluster_rows = strcmp(leaf_choice(), "cluster") ? c->tune->cluster_rows : m;
     r.coop_max_blocks = coop_max_blocks(c);
     LSC_TRY(FN(lu_rec)(&r, 0, kmin));
     if (n > kmin) { /* wide matrix: U's extra columns */

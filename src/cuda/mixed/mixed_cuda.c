@@ -33,15 +33,11 @@
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
  * from order N on (to measure where, if anywhere, it pays). */
 /* auto picks the butterfly transform and FP64 factors without interchanges
- * from this order (LS_CUDA_MIXED_RBT_MIN_N overrides). Measured on an H100
- * (bench/notes/mixed-cuda.md): 1.36-1.66x cuSOLVER's dgetrf at 1024-8192,
- * 1.3-1.4x at 16384, with the first solve already passing the FP64 test
- * up to cond 1e10. In FP32 or TF32 the same factorization's growth times
- * the roundoff times cond(A) passes 1 from n ~ 8192, and refinement falls
+ * from the tuning row's rbt_min_n (common/tuning.h, with its measurements;
+ * LS_CUDA_MIXED_RBT_MIN_N overrides; its documented default is the sm_90
+ * row's value). In FP32 or TF32 the same factorization's growth times the
+ * roundoff times cond(A) passes 1 from n ~ 8192, and refinement falls
  * back; partial pivoting's panel chain keeps those at ~1x. */
-#define MXC_RBT_MIN_N 1024
-_Static_assert(MXC_RBT_MIN_N == LS_KNOB_DEFAULT_CUDA_MIXED_RBT_MIN_N,
-               "the knob's default (core/knob_table.h) is this measured order");
 
 static void ws_host_free(struct lsc_mixed_ws *w)
 {
@@ -125,21 +121,23 @@ static int tf32_min_n(void)
     return v > 0 ? (int)v : INT_MAX;
 }
 
-/* The order from which auto picks rbt (LS_CUDA_MIXED_RBT_MIN_N, by default
- * MXC_RBT_MIN_N; 0: INT_MAX, never). */
-static int rbt_min_n(void)
+/* The order from which auto picks rbt (LS_CUDA_MIXED_RBT_MIN_N where set
+ * and accepted, else the tuning row's rbt_min_n; 0: INT_MAX, never). */
+static int rbt_min_n(const ls_cuda_ctx *c)
 {
-    long long v = ls_knob_int(LS_KNOB_CUDA_MIXED_RBT_MIN_N);
+    long long v = 0;
+    if (ls_knob_read(LS_KNOB_CUDA_MIXED_RBT_MIN_N, &v, NULL) != LS_KNOB_FROM_ENV)
+        v = c->tune->rbt_min_n;
     return v > 0 ? (int)v : INT_MAX;
 }
 
-/* pivot auto: rbt from rbt_min_n(), else partial; factor auto: FP64 without
+/* pivot auto: rbt from rbt_min_n(c), else partial; factor auto: FP64 without
  * interchanges, else FP32, or TF32 from tf32_min_n(); what the device
  * cannot do, by name. */
 static int resolve_factor(ls_cuda_ctx *c, ls_mixed_problem *pb, char *err, size_t errlen)
 {
     if (pb->pivot == LS_PIVOT_AUTO)
-        pb->pivot = pb->n >= rbt_min_n() &&
+        pb->pivot = pb->n >= rbt_min_n(c) &&
                             (pb->factor == LS_FACTOR_AUTO || pb->factor == LS_FACTOR_FP64)
                         ? LS_PIVOT_RBT
                         : LS_PIVOT_PARTIAL;

@@ -18,11 +18,10 @@
 #include "cuda/mixed/mixed_internal.h"
 
 /* auto's cheap conditioning estimate: when max|u_ii| / min|u_ii| of the TF32
- * factors times TF32's unit roundoff (2^-11) exceeds this, refinement would
- * crawl, and auto factors again in FP32 (our LU, the fastest accurate
- * low-precision factorization we have). A heuristic: U's diagonal spread is
- * a lower estimate of cond(A). */
-#define MXC_ESCALATE 1.0
+ * factors times TF32's unit roundoff (2^-11) exceeds the tuning row's
+ * mx_escalate, refinement would crawl, and auto factors again in FP32 (our
+ * LU, the fastest accurate low-precision factorization we have). A
+ * heuristic: U's diagonal spread is a lower estimate of cond(A). */
 
 /* The FP64 factorization's panel width (LS_CUDA_MIXED_NB overrides): wider
  * panels mean fewer diagonal blocks on the critical path and larger GEMMs
@@ -54,7 +53,7 @@ static int maybe_escalate(cuda_mx *m, char *err, size_t errlen)
     LSC_CUDA(cudaStreamSynchronize(s));
     memcpy(&lo, &m->h_int[2], sizeof lo);
     memcpy(&hi, &m->h_int[3], sizeof hi);
-    if (m->h_int[0] != 0 || !(lo > 0) || (double)hi / (double)lo * 0x1p-11 <= MXC_ESCALATE)
+    if (m->h_int[0] != 0 || !(lo > 0) || (double)hi / (double)lo * 0x1p-11 <= m->c->tune->mx_escalate)
         return 0; /* a zero pivot is the fallback's business; else TF32 will do */
     m->pb.factor = LS_FACTOR_FP32;
     LSC_CUDA(cudaMemsetAsync(m->info, 0, sizeof(int), s));
