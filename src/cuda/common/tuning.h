@@ -56,7 +56,9 @@ typedef struct lsc_tuning {
     int bblk_min_n;
     /* Mixed precision (mixed/mixed_cuda.c): auto pivoting takes the random
      * butterfly transform with FP64 factors without interchanges from this
-     * order (0: never); LS_CUDA_MIXED_RBT_MIN_N, when set, replaces it.
+     * order (0: never); LS_CUDA_MIXED_RBT_MIN_N, when set, replaces it,
+     * and its documented default repeats the sm_90 value (test
+     * core_cuda_tuning checks).
      * H100 (bench/notes/mixed-cuda.md): 1.36-1.66x cuSOLVER's dgetrf at
      * 1024-8192, 1.3-1.4x at 16384, the first solve already passing the
      * FP64 test up to cond 1e10. */
