@@ -46,7 +46,8 @@
       "for measuring the grid barrier's cost")                                                  \
     X(CUDA_LU_DRIVER, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|recursive|lookahead",        \
       "LU driver: auto takes the look-ahead driver (cuSOLVER's panel beside our trailing "      \
-      "update) from min(m, n) = LSC_LOOKAHEAD_MIN on, the recursive one below")                 \
+      "update) from min(m, n) = lookahead_min (the CUDA tuning table) on, the recursive one "  \
+      "below")                                                                                  \
     X(CUDA_LU_LASWP, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "gather|serial",                    \
       "the look-ahead LU's interchanges on the other columns: gathered into one permutation, "  \
       "or LAPACK's swap by swap; for measuring")                                                \
@@ -79,7 +80,8 @@
       "interchanges 256 / 512 / 1024 from n = 8192 / 24576; low precision 256, 512 from 8192)")  \
     X(CUDA_MIXED_RBT_MIN_N, INT, TUNING, ONCE, "cuda", 1024, 0, 2147483646LL, "",               \
       "order from which mixed precision's auto pivoting takes the random butterfly transform "  \
-      "with FP64 factors without interchanges (MXC_RBT_MIN_N); 0: never")                       \
+      "with FP64 factors without interchanges (in place of the CUDA tuning table's rbt_min_n, " \
+      "whose sm_90 value is the default); 0: never")                                            \
     X(CUDA_MIXED_TF32_MIN_N, INT, TUNING, ONCE, "cuda", 0, 0, 2147483646LL, "",                 \
       "order from which mixed precision's auto factor takes TF32; 0, the default: never (FP32 " \
       "factors need far fewer refinement steps)")                                               \
