@@ -1,7 +1,30 @@
 /* The text of `linsolve solve --help`. */
 #include <stdio.h>
+#include <string.h>
 
+#include "linsolve.h"
 #include "solve_input.h"
+
+/* Every method's name from the library's table, wrapped as the options'
+ * descriptions are: a method added to the table needs no edit here. */
+static void print_methods(FILE *out)
+{
+    const char *indent = "                       ", *first = "  --method M           auto (default)";
+    int col = (int)strlen(first);
+    fprintf(out, "%s", first);
+    for (int m = LS_METHOD_AUTO + 1; m < LS_METHOD_COUNT_; m++) {
+        const char *name = ls_method_name((ls_method)m);
+        int w = (int)strlen(name) + 3;
+        if (col + w + 2 > 78) { /* room for the " |" that ends a wrapped line */
+            fprintf(out, " |\n%s%s", indent, name);
+            col = (int)strlen(indent) + (int)strlen(name);
+        } else {
+            fprintf(out, " | %s", name);
+            col += w;
+        }
+    }
+    fprintf(out, "\n%s('linsolve info' lists which backend runs which)\n", indent);
+}
 
 void solve_help(FILE *out)
 {
@@ -33,10 +56,9 @@ void solve_help(FILE *out)
             "                       option is; the report says why. Anything else is\n"
             "                       solved dense. (--format dense|sparse|auto is the\n"
             "                       deprecated spelling.)\n"
-            "  --method M           auto (default) | ge | lu | gj1 | gj2 | bicgstab |\n"
-            "                       lapack | ge-naive | ge-blocked | ge-coalesced |\n"
-            "                       lu-seed | ge-local | ge-image | ge-buffer\n"
-            "                       ('linsolve info' lists which backend runs which)\n"
+            );
+    print_methods(out);
+    fprintf(out,
             "  --backend B          auto (default: CUDA, then OpenCL GPU, then CPU) |\n"
             "                       cpu | cuda | opencl\n"
             "  --device N           device index within the backend (default: the\n"

@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "core/methods/methods.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,4 +63,22 @@ double *lt_doubles(size_t count)
     double *p = lt_xmalloc(sizeof(double) * (count ? count : 1));
     memset(p, 0, sizeof(double) * (count ? count : 1));
     return p;
+}
+
+int lt_direct_methods(ls_context *ctx, ls_method *out, int cap, int *nopivot)
+{
+    int count = 0;
+    *nopivot = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int m = LS_METHOD_AUTO + 1; m < LS_METHOD_COUNT_ && count < cap; m++) {
+            const ls_method_info *info = ls_method_info_of((ls_method)m);
+            if (!info || info->iterative || ls_context_supports(ctx, (ls_method)m, LS_DOUBLE) != 0)
+                continue;
+            if ((pass == 0) == ((info->options & LS_OPT_PIVOT) != 0))
+                out[count++] = (ls_method)m;
+        }
+        if (pass == 0)
+            *nopivot = count;
+    }
+    return count;
 }

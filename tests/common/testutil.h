@@ -23,5 +23,11 @@ void *lt_xmalloc(size_t bytes);
 double *lt_doubles(size_t count);
 /* Has a GPU of this backend? If not, tests print why and exit 77 (skip). */
 int lt_backend_available(ls_backend_kind kind, char *why, size_t len);
+/* The direct methods ctx runs in FP64, from the method table and the
+ * backend's support list (a method added to either is tested with no edit
+ * to the tests): those that honour pivot none first (*nopivot of them),
+ * then the others, each group in the table's order. Returns how many went
+ * into out (at most cap). */
+int lt_direct_methods(ls_context *ctx, ls_method *out, int cap, int *nopivot);
 
 #endif

@@ -12,8 +12,10 @@
 #include "testutil.h"
 
 static const int sizes[] = {1, 2, 3, 17, 64, 255, 512};
-static const ls_method direct_methods[] = {LS_METHOD_GE, LS_METHOD_LU, LS_METHOD_GJ1,
-                                           LS_METHOD_GJ2, LS_METHOD_LAPACK};
+/* The CPU's direct methods (lt_direct_methods): the first n_nopivot honour
+ * pivot none. */
+static ls_method direct_methods[LS_METHOD_COUNT_];
+static int n_direct, n_nopivot;
 
 typedef struct kind_case {
     ls_gen_kind kind;
@@ -96,8 +98,12 @@ int main(void)
     int have_lapack = ls_context_supports(ctx, LS_METHOD_LAPACK, LS_DOUBLE) == 0;
     printf("device: %s; lapack method %s\n", ls_context_device_name(ctx),
            have_lapack ? "available" : "not built");
+    n_direct = lt_direct_methods(ctx, direct_methods, LS_METHOD_COUNT_, &n_nopivot);
     lt_header();
-    int failures = 0;
+    /* ge, lu, gj1, gj2 at least, and lapack where built: never an empty sweep */
+    int failures = lt_check(n_nopivot >= 4 && n_direct >= n_nopivot + have_lapack,
+                            "direct methods found: %d, %d of them honour pivot none", n_direct,
+                            n_nopivot);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         int n = sizes[si], lda = n + 3;
         double *A = lt_doubles((size_t)lda * n), *B = lt_doubles((size_t)lda * 3);
@@ -112,8 +118,7 @@ int main(void)
                 int expect = (kinds[ki].kind == LS_GEN_ZERODIAG && n == 1) ? SINGULAR_AT_1
                                                                            : MUST_SOLVE;
                 for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
-                    for (size_t mi = 0; mi < sizeof direct_methods / sizeof direct_methods[0];
-                         mi++) {
+                    for (int mi = 0; mi < n_direct; mi++) {
                         ls_method m = direct_methods[mi];
                         if (m == LS_METHOD_LAPACK && !have_lapack)
                             continue;
@@ -128,7 +133,7 @@ int main(void)
                                              nrhs, A, lda, B, kinds[ki].label, MAY_NOT_CONVERGE);
                     /* No pivoting is safe on diagonally dominant matrices. */
                     if (kinds[ki].kind == LS_GEN_DIAGDOM && n <= 64)
-                        for (int mi = 0; mi < 4; mi++)
+                        for (int mi = 0; mi < n_nopivot; mi++)
                             failures += run_case(ctx, direct_methods[mi], p, LS_PIVOT_NONE, n,
                                                  nrhs, A, lda, B, kinds[ki].label, MUST_SOLVE);
                 }
@@ -146,7 +151,7 @@ int main(void)
         ls_generate(LS_GEN_RANDOM, n, A, lda, 77, 0);
         ls_fill_random(n, nrhs, B, lda, 78);
         for (int pi = 0; pi < 2; pi++)
-            for (size_t mi = 0; mi < sizeof direct_methods / sizeof direct_methods[0]; mi++) {
+            for (int mi = 0; mi < n_direct; mi++) {
                 if (direct_methods[mi] == LS_METHOD_LAPACK && !have_lapack)
                     continue;
                 failures += run_case(ctx, direct_methods[mi], pi ? LS_SINGLE : LS_DOUBLE,
@@ -162,7 +167,7 @@ int main(void)
         int n = 17, lda = n + 3;
         double *A = lt_doubles((size_t)lda * n), *B = lt_doubles((size_t)lda);
         ls_generate(LS_GEN_ZERODIAG, n, A, lda, 5, 0);
-        for (int mi = 0; mi < 4; mi++) {
+        for (int mi = 0; mi < n_nopivot; mi++) {
             ls_fill_random(n, 1, B, lda, 6);
             ls_options opt;
             ls_options_init(&opt);
