@@ -117,32 +117,56 @@ static int shell_plain(const char *a)
     return 1;
 }
 
+/* Appends fmt to buf (len bytes) at *at, truncating at the end. */
+static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    *at = w < 0 || (size_t)w >= len - *at ? len - 1 : *at + (size_t)w;
+}
+
+/* One shell word: as it is where that is safe, else in single quotes. */
+static void put_word(char *buf, size_t len, size_t *at, const char *word)
+{
+    if (shell_plain(word)) {
+        put(buf, len, at, "%s", word);
+        return;
+    }
+    put(buf, len, at, "'");
+    for (const char *c = word; *c; c++)
+        if (*c == '\'')
+            put(buf, len, at, "'\\''");
+        else
+            put(buf, len, at, "%c", *c);
+    put(buf, len, at, "'");
+}
+
+/* The command as a shell would take it again: every LS_* variable of the
+ * knob registry that was set (accepted or not) as NAME=value first, since
+ * a forced path or threshold changes what the figures measure; not the
+ * tool's own plumbing (part "cli": LS_NO_REEXEC, which it sets itself). */
 void ls_bench_command_line(char *buf, size_t len, int argc, char **argv)
 {
     size_t at = 0;
     if (!len)
         return;
     buf[0] = '\0';
-#define PUT(...)                                                                             \
-    do {                                                                                     \
-        int w_ = snprintf(buf + at, len - at, __VA_ARGS__);                                  \
-        at = w_ < 0 || (size_t)w_ >= len - at ? len - 1 : at + (size_t)w_;                    \
-    } while (0)
-    PUT("linsolve");
-    for (int i = 0; i < argc; i++) {
-        if (shell_plain(argv[i])) {
-            PUT(" %s", argv[i]);
+    for (int k = 0; k < LS_KNOB_COUNT_; k++) {
+        const ls_knob_def *def = ls_knob_describe((ls_knob_id)k);
+        const char *raw = ls_knob_raw((ls_knob_id)k);
+        if (!raw || !*raw || !strcmp(def->part, "cli"))
             continue;
-        }
-        PUT(" '");
-        for (const char *c = argv[i]; *c; c++)
-            if (*c == '\'')
-                PUT("'\\''");
-            else
-                PUT("%c", *c);
-        PUT("'");
+        put(buf, len, &at, "%s=", def->name);
+        put_word(buf, len, &at, raw);
+        put(buf, len, &at, " ");
     }
-#undef PUT
+    put(buf, len, &at, "linsolve");
+    for (int i = 0; i < argc; i++) {
+        put(buf, len, &at, " ");
+        put_word(buf, len, &at, argv[i]);
+    }
 }
 
 void ls_bench_csv_provenance(FILE *f, int argc, char **argv)

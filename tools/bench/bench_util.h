@@ -56,8 +56,9 @@ void ls_bench_set_verbose(void);
 /* The commit the tool was built from (cmake/GitCommit.cmake: git describe,
  * "-dirty" for uncommitted changes), "unknown" when the build did not know. */
 const char *ls_bench_commit(void);
-/* argv (argv[0] the subcommand) as one line a shell takes back:
- * "linsolve bench --sizes 512 --csv 'my file.csv'". */
+/* argv (argv[0] the subcommand) as one line a shell takes back, after the
+ * knob registry's LS_* variables that were set:
+ * "LS_CUDA_BATCHED_PATH=thread linsolve bench --sizes 512 --csv 'my file.csv'". */
 void ls_bench_command_line(char *buf, size_t len, int argc, char **argv);
 /* The two lines that open every CSV file a measurement writes, so that a
  * result names the code and the command that made it:
