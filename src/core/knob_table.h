@@ -92,6 +92,9 @@
       "messages keep where in the source each reason was found (file:line); --verbose sets it") \
     X(DIST_CUDA_PANEL, CHOICE, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 0, "ours|cusolver",    \
       "panel factorization of the distributed LU's CUDA engine: ours, or cuSOLVER's getrf")    \
+    X(DIST_CUDA_PANEL_PRIORITY, BOOL, TUNING, ONCE, "dist (CUDA engine)", 1, 0, 1, "",         \
+      "the distributed CUDA engine's look-ahead panel stream runs at the device's highest "    \
+      "priority; 0: the default priority")                                                      \
     X(DIST_CUDA_PROFILE, BOOL, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 1, "",              \
       "the distributed CUDA engine times its phases with events and reports them")              \
     X(DIST_FAULT_ALLOC, INT, TESTING, ONCE, "dist", -1, 0, 2147483647LL, "",                    \

@@ -314,9 +314,13 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         const int rc0 = ls_dist_count(ja0 + j0 + jb, nb, myc, csrc, nq);
         const int nr = c_end - rc0;
         REAL *a12 = A + (size_t)rc0 * (size_t)lld + lr0;
+        /* one process row: the update reads U12 where the solve left it */
+        const REAL *U = np > 1 ? w->ubuf : a12;
+        const int ldu = np > 1 ? jb : lld;
         if (nr > 0 && myr == pr) {
             e->trsm(e->context, PREC_, 'L', jb, nr, L, ldl, a12, lld);
-            e->lacpy(e->context, PREC_, jb, nr, a12, lld, w->ubuf, jb);
+            if (np > 1)
+                e->lacpy(e->context, PREC_, jb, nr, a12, lld, w->ubuf, jb);
         }
         if (nr > 0 && np > 1 &&
             (st = e->bcast(e->context, w->ubuf, (size_t)jb * (size_t)nr * sizeof(REAL), pr,
@@ -333,8 +337,8 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
             const int pc1 = ls_dist_owner(ja0 + j1, nb, csrc, nq);
             if (myc == pc1) {
                 done = mn - j1 < nb ? mn - j1 : nb;
-                e->gemm_sub(e->context, PREC_, r_end - lrb, done, jb, L + (lrb - lr0), ldl,
-                            w->ubuf, jb, A + (size_t)rc0 * (size_t)lld + lrb, lld);
+                e->gemm_sub(e->context, PREC_, r_end - lrb, done, jb, L + (lrb - lr0), ldl, U,
+                            ldu, A + (size_t)rc0 * (size_t)lld + lrb, lld);
             }
             if (e->fork) {
                 /* a device: the rest of the update is queued first, and the
@@ -342,7 +346,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                 e->fork(e->context);
                 if (nr > done)
                     e->gemm_sub(e->context, PREC_, r_end - lrb, nr - done, jb, L + (lrb - lr0),
-                                ldl, w->ubuf + (size_t)done * (size_t)jb, jb,
+                                ldl, U + (size_t)done * (size_t)ldu, ldu,
                                 A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
                 done = nr;
                 e->use_fork(e->context, 1);
@@ -357,7 +361,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         }
         if (nr > done)
             e->gemm_sub(e->context, PREC_, r_end - lrb, nr - done, jb, L + (lrb - lr0), ldl,
-                        w->ubuf + (size_t)done * (size_t)jb, jb,
+                        U + (size_t)done * (size_t)ldu, ldu,
                         A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
     }
     e->wait(e->context, &req);

@@ -406,6 +406,20 @@ static void x_destroy(void *ctx)
 
 /* ---- opening ---- */
 
+/* The look-ahead's panel stream at the device's highest priority: its
+ * kernels take SMs as the trailing update's blocks retire, instead of
+ * queueing behind the whole update (as the single-system LU's panel
+ * stream does). LS_DIST_CUDA_PANEL_PRIORITY=0 keeps the default priority,
+ * for measuring. */
+static cudaError_t panel_stream(cudaStream_t *p)
+{
+    int least = 0, greatest = 0;
+    cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (e != cudaSuccess || !ls_knob_int(LS_KNOB_DIST_CUDA_PANEL_PRIORITY))
+        greatest = least;
+    return cudaStreamCreateWithPriority(p, cudaStreamNonBlocking, greatest);
+}
+
 int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm col, int transport,
                       ls_dist_engine **out, char *err, size_t errlen)
 {
@@ -441,7 +455,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     if (ec_cu_ok(c, cudaSetDevice(device), "cudaSetDevice") &&
         ec_cu_ok(c, cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking), "cudaStreamCreate") &&
         ec_cu_ok(c, cudaStreamCreateWithFlags(&c->c, cudaStreamNonBlocking), "cudaStreamCreate") &&
-        ec_cu_ok(c, cudaStreamCreateWithFlags(&c->p, cudaStreamNonBlocking), "cudaStreamCreate") &&
+        ec_cu_ok(c, panel_stream(&c->p), "cudaStreamCreate") &&
         ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_f, cudaEventDisableTiming),
                  "cudaEventCreate") &&
         ec_cu_ok(c, cudaEventCreateWithFlags(&c->ev_p, cudaEventDisableTiming),

@@ -8,23 +8,52 @@
 
 #include "k_dist.h"
 
-/* out[i * width + c] <-> X(rows[i], col(c)), col(c) over up to two column
- * ranges; threads run along c, so out is written (read) contiguously. */
+/* buf[i * width + c] <-> X(rows[i], col(c)), col(c) over up to two column
+ * ranges. X is column-major and buf row-major, so the kernel moves a tile of
+ * TR rows x TC columns through shared memory: lanes run along i when they
+ * touch X (the interchanges' destination rows are consecutive, so half the
+ * traffic coalesces) and along c when they touch buf (always consecutive).
+ * Lanes along c on X, as a plain kernel would have them, cost one 32-byte
+ * sector per element. */
+enum { TR = 32, TC = 32, TY = 8 };
+
 template <typename T>
 __global__ void k_rows(T *X, long long ldx, int c00, int nc0, int c01, int width, int nrows,
                        const int *rows, T *buf, int pack)
 {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= width)
-        return;
-    const long long col = c < nc0 ? c00 + c : c01 + (c - nc0);
-    for (int i = blockIdx.y; i < nrows; i += gridDim.y) {
-        T *x = X + col * ldx + rows[i];
-        T *b = buf + (long long)i * width + c;
-        if (pack)
-            *b = *x;
-        else
-            *x = *b;
+    __shared__ T tile[TC][TR + 1]; /* +1: no bank conflicts on the turn */
+    const int i0 = blockIdx.y * TR, cb = blockIdx.x * TC;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int i = i0 + tx;
+    const int r = i < nrows ? rows[i] : 0;
+    if (pack) {
+        for (int k = ty; k < TC; k += TY) { /* X -> tile, lanes along rows */
+            const int c = cb + k;
+            if (c < width && i < nrows) {
+                const long long col = c < nc0 ? c00 + c : c01 + (c - nc0);
+                tile[k][tx] = X[col * ldx + r];
+            }
+        }
+        __syncthreads();
+        for (int k = ty; k < TR; k += TY) { /* tile -> buf, lanes along columns */
+            const int ii = i0 + k, c = cb + tx;
+            if (ii < nrows && c < width)
+                buf[(long long)ii * width + c] = tile[tx][k];
+        }
+    } else {
+        for (int k = ty; k < TR; k += TY) { /* buf -> tile, lanes along columns */
+            const int ii = i0 + k, c = cb + tx;
+            if (ii < nrows && c < width)
+                tile[tx][k] = buf[(long long)ii * width + c];
+        }
+        __syncthreads();
+        for (int k = ty; k < TC; k += TY) { /* tile -> X, lanes along rows */
+            const int c = cb + k;
+            if (c < width && i < nrows) {
+                const long long col = c < nc0 ? c00 + c : c01 + (c - nc0);
+                X[col * ldx + r] = tile[k][tx];
+            }
+        }
     }
 }
 
@@ -42,14 +71,17 @@ extern "C" int ls_dist_k_rows(int dbl, void *X, long long ldx, int nranges, cons
     const int nc0 = nc[0], nc1 = nranges > 1 ? nc[1] : 0, width = nc0 + nc1;
     if (width <= 0 || nrows <= 0)
         return 0;
-    dim3 grid((width + 255) / 256, nrows < 65535 ? nrows : 65535);
+    const int ytiles = (nrows + TR - 1) / TR;
+    if (ytiles > 65535) /* the grid's y limit: 2 million rows a call */
+        return (int)cudaErrorInvalidConfiguration;
+    dim3 grid((width + TC - 1) / TC, ytiles), block(TR, TY);
     const int c01 = nranges > 1 ? c0[1] : 0;
     if (dbl)
-        k_rows<double><<<grid, 256, 0, s>>>((double *)X, ldx, c0[0], nc0, c01, width, nrows,
-                                            drows, (double *)buf, pack);
+        k_rows<double><<<grid, block, 0, s>>>((double *)X, ldx, c0[0], nc0, c01, width, nrows,
+                                              drows, (double *)buf, pack);
     else
-        k_rows<float><<<grid, 256, 0, s>>>((float *)X, ldx, c0[0], nc0, c01, width, nrows, drows,
-                                           (float *)buf, pack);
+        k_rows<float><<<grid, block, 0, s>>>((float *)X, ldx, c0[0], nc0, c01, width, nrows,
+                                             drows, (float *)buf, pack);
     return (int)cudaGetLastError();
 }
 
