@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/methods/methods.h"
 #include "linsolve.h"
 #include "solve_input.h"
 
@@ -24,6 +25,64 @@ static void print_methods(FILE *out)
         }
     }
     fprintf(out, "\n%s('linsolve info' lists which backend runs which)\n", indent);
+}
+
+/* The name docs/metrics.md gives each byte model (its table's first
+ * column); a new model fails to compile here until it is named. */
+static const char *traffic_name(ls_traffic t)
+{
+    switch (t) {
+    case LS_TRAFFIC_GE: return "ge";
+    case LS_TRAFFIC_GJ: return "gj";
+    case LS_TRAFFIC_LU_BLOCKED: return "lu-blocked";
+    case LS_TRAFFIC_LU_SEED: return "lu-seed";
+    case LS_TRAFFIC_KRYLOV: return "krylov";
+    }
+    return "?";
+}
+
+/* Which byte model each method follows, from the method table: the models
+ * in the order they first appear, each with its methods, wrapped as above.
+ * auto is left out (it follows the method it resolves to). */
+static void print_byte_models(FILE *out)
+{
+    const char *indent = "                       ";
+    fprintf(out, "%sbyte models (docs/metrics.md; the report's GB/s):\n", indent);
+    for (int m = LS_METHOD_AUTO + 1; m < LS_METHOD_COUNT_; m++) {
+        ls_traffic t = ls_method_info_of((ls_method)m)->traffic;
+        int seen = 0;
+        for (int p = LS_METHOD_AUTO + 1; p < m && !seen; p++)
+            seen = ls_method_info_of((ls_method)p)->traffic == t;
+        if (seen)
+            continue;
+        int col = fprintf(out, "%s  %s:", indent, traffic_name(t));
+        const char *sep = " ";
+        for (int q = m; q < LS_METHOD_COUNT_; q++) {
+            if (ls_method_info_of((ls_method)q)->traffic != t)
+                continue;
+            const char *name = ls_method_name((ls_method)q);
+            int w = (int)(strlen(sep) + strlen(name));
+            if (col + w + 1 > 78) {
+                col = fprintf(out, ",\n%s    %s", indent, name) - 2;
+            } else {
+                col += fprintf(out, "%s%s", sep, name);
+            }
+            sep = ", ";
+        }
+        fprintf(out, "\n");
+    }
+}
+
+/* Every backend's name from the library's list (src/core/names.c): a
+ * backend added there needs no edit here. */
+static void print_backends(FILE *out)
+{
+    fprintf(out, "  --backend B          auto (default: CUDA, then OpenCL GPU, then CPU) |\n"
+                 "                      ");
+    for (int b = LS_BACKEND_AUTO + 1; b < LS_BACKEND_COUNT_; b++)
+        fprintf(out, "%s %s", b > LS_BACKEND_AUTO + 1 ? " |" : "",
+                ls_backend_name((ls_backend_kind)b));
+    fprintf(out, "\n");
 }
 
 void solve_help(FILE *out)
@@ -58,9 +117,9 @@ void solve_help(FILE *out)
             "                       deprecated spelling.)\n"
             );
     print_methods(out);
+    print_byte_models(out);
+    print_backends(out);
     fprintf(out,
-            "  --backend B          auto (default: CUDA, then OpenCL GPU, then CPU) |\n"
-            "                       cpu | cuda | opencl\n"
             "  --device N           device index within the backend (default: the\n"
             "                       backend's first; OpenCL prefers a GPU)\n"
             "  --precision P        auto (default) | double | single: the working\n"

@@ -45,10 +45,9 @@ PyObject *lsx_py_info(PyObject *self, PyObject *args)
     PyObject *backends = PyList_New(0);
     if (!backends)
         return NULL;
-    const ls_backend_kind kinds[] = {LS_BACKEND_AUTO, LS_BACKEND_CPU, LS_BACKEND_CUDA,
-                                     LS_BACKEND_OPENCL};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        PyObject *e = backend_entry(kinds[i]);
+    /* every kind of the library's list (src/core/names.c), auto first */
+    for (int k = LS_BACKEND_AUTO; k < LS_BACKEND_COUNT_; k++) {
+        PyObject *e = backend_entry((ls_backend_kind)k);
         if (!e || PyList_Append(backends, e)) {
             Py_XDECREF(e);
             Py_DECREF(backends);

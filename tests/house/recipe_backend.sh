@@ -28,8 +28,9 @@ run_checks() {
         fail "the patched tree does not register conformance_relay and relay_solve"
     grep -Eq '^[^ ]*[0-9]+: [1-9][0-9]* case\(s\), 0 skipped, 0 failure\(s\)' <<<"$out" ||
         fail "conformance_relay ran no case: $(grep 'case(s)' <<<"$out")"
-    # python/csrc/info.c (its kinds) is compiled by the Python package only:
-    # a syntax check here where the Python headers are
+    # python/csrc/info.c reports every kind up to LS_BACKEND_COUNT_; it is
+    # compiled by the Python package only: a syntax check here where the
+    # Python headers are
     local pyinc
     pyinc=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) || true
     if [ -n "$pyinc" ] && [ -f "$pyinc/Python.h" ]; then
