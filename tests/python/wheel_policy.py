@@ -1,6 +1,7 @@
 """Checks a repaired linsolve wheel against its manylinux policy.
 
-usage: wheel_policy.py WHEEL  (run with the Python that has auditwheel)
+usage: wheel_policy.py WHEEL [--glibc-at-most 2.28]
+       (run with the Python that has auditwheel)
 
 Every shared object in the wheel may need only (a) objects the wheel itself
 carries (linsolve/, linsolve.libs/), (b) the libraries the wheel's manylinux
@@ -15,6 +16,12 @@ newest one in the wheel. Our own objects (linsolve/) may not need a newer
 glibc than every grafted library (linsolve.libs/) and glibc 2.28 (BASELINE)
 do: such a symbol alone would raise the tag, and cmake/wheel_glibc_symver.h
 should bind it older.
+With --glibc-at-most X.Y (scripts/build-wheel.sh's LS_WHEEL_TOOLCHAIN=zig
+wheel: 2.28), the wheel must claim manylinux_X_Y or an older policy, and no
+shared object in it may need a glibc symbol newer than X.Y: checked here,
+symbol by symbol, not taken from auditwheel's word.
+A wheel may carry several tags (manylinux_2_27_x86_64.manylinux_2_28_x86_64):
+the oldest, whose policy is the strictest, is the one checked.
 Prints one line per shared object; exit status = the number of violations.
 """
 import io
@@ -78,15 +85,24 @@ def declared_cuda(z):
     return set(re.findall(r'"([^"]+)"', m.group(1)))
 
 
-def main(path):
-    tag = re.search(r"-(manylinux_\d+_\d+)_x86_64\.whl$", os.path.basename(path))
-    if not tag:
+def manylinux_tags(path):
+    """[(2, minor), ...] of the wheel name's platform tags, oldest first."""
+    plat = os.path.basename(path)[:-len(".whl")].split("-")[-1]
+    return sorted(tuple(int(x) for x in m.groups())
+                  for m in (re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", t)
+                            for t in plat.split(".")) if m)
+
+
+def main(path, at_most=None):
+    tags = manylinux_tags(path)
+    if not tags:
         print(f"wheel_policy: {path} has no manylinux_X_Y_x86_64 tag")
         return 1
+    name = "manylinux_{}_{}".format(*tags[0])
     policy_file = os.path.join(os.path.dirname(auditwheel.__file__), "policy",
                                "manylinux-policy.json")
     with open(policy_file) as f:
-        policy = {p["name"]: p for p in json.load(f)}[tag.group(1)]
+        policy = {p["name"]: p for p in json.load(f)}[name]
     # and the dynamic loader, which auditwheel allows as every program's interpreter
     allowed = set(policy["lib_whitelist"]) | {"ld-linux-x86-64.so.2"}
     bad = 0
@@ -112,7 +128,26 @@ def main(path):
             print(f"  {n}: {state}{extra}; glibc {'.'.join(map(str, newest(glibc[n])))}")
             bad += len(wrong)
     bad += glibc_report(glibc)
-    print(f"wheel_policy: {tag.group(1)}, {len(names)} shared objects, {bad} violation(s)")
+    if at_most:
+        bad += glibc_at_most(tags[0], glibc, at_most)
+    print(f"wheel_policy: {name}, {len(names)} shared objects, {bad} violation(s)")
+    return bad
+
+
+def glibc_at_most(tag, glibc, limit):
+    """The number of violations of --glibc-at-most: the tag, then each object."""
+    text = ".".join(map(str, limit))
+    bad = 0
+    if tag > limit:
+        print(f"  the wheel's oldest tag manylinux_{tag[0]}_{tag[1]} is newer than glibc {text}")
+        bad += 1
+    for n, needs in sorted(glibc.items()):
+        over = sorted(f"{s}@{'.'.join(map(str, v))}" for s, v in needs.items() if v > limit)
+        if over:
+            print(f"  {n} needs more than glibc {text}: {', '.join(over)}")
+            bad += 1
+    if not bad:
+        print(f"  every object runs on glibc {text}")
     return bad
 
 
@@ -135,4 +170,10 @@ def glibc_report(glibc):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    args = sys.argv[1:]
+    limit = None
+    if len(args) == 3 and args[1] == "--glibc-at-most":
+        limit = tuple(int(x) for x in args[2].split("."))
+    elif len(args) != 1:
+        sys.exit(__doc__)
+    sys.exit(main(args[0], limit))

@@ -12,9 +12,13 @@ from . import _cuda_libs
 
 _cuda_libs.preload()
 
-# The shared objects worth naming, by the start of their file name.
-_BLAS = ("libopenblas", "libblas", "liblapack", "libmkl", "libflexiblas", "libblis",
-         "libumfpack", "libgomp", "libgfortran")
+# The shared objects worth naming, by the start of their file name
+# (libscipy_openblas and libls_openblas_names: the manylinux_2_28 wheel's
+# OpenBLAS and its plain LAPACK names, see cmake/wheel-zig.sh).
+_BLAS = ("libopenblas", "libscipy_openblas", "libls_openblas", "libblas", "liblapack",
+         "libmkl", "libflexiblas", "libblis", "libumfpack", "libgomp", "libomp", "libiomp5",
+         "libgfortran")
+_OPENMP = ("libgomp", "libomp", "libiomp5")
 _CUDA = ("libcuda.so", "libcudart", "libcublas", "libcusolver", "libcusparse", "libnvJitLink",
          "libcudss", "libnvrtc")
 
@@ -53,6 +57,20 @@ def _wheel_versions():
     return out
 
 
+def _sparse_direct(liblinsolve):
+    """Whether liblinsolve was built with UMFPACK (a binary wheel may lack it)."""
+    if not liblinsolve:
+        return "unknown: liblinsolve not found among the loaded files"
+    import ctypes
+    try:
+        have = ctypes.CDLL(liblinsolve).ls_csr_direct_available()
+    except (OSError, AttributeError) as e:
+        return f"unknown: {e}"
+    return ("yes: UMFPACK" if have else
+            "no: built without UMFPACK (sparse iterative methods only; a source "
+            "build with SuiteSparse has it)")
+
+
 def config():
     """What show_config prints, as a dict (show_config(mode="dicts"))."""
     from . import __version__, _core
@@ -75,11 +93,14 @@ def config():
         }
     if "opencl" in plugins:  # the ICD loader: the wheel's (grafted) or the system's
         plugins["opencl"]["loader"] = (_named(maps, ("libOpenCL",)) or [None])[0]
+    lib = (_named(maps, ("liblinsolve.so",)) or [None])[0]
     return {
         "linsolve": {"version": __version__, "library version": i.library_version,
                      "package": here, "python": sys.version.split()[0]},
-        "library": {"liblinsolve": (_named(maps, ("liblinsolve.so",)) or [None])[0],
-                    "_core": os.path.abspath(_core.__file__)},
+        "library": {"liblinsolve": lib,
+                    "_core": os.path.abspath(_core.__file__),
+                    "sparse direct": _sparse_direct(lib),
+                    "OpenMP runtime": (_named(maps, _OPENMP) or [None])[0]},
         "backends": {b.name: (f"yes: {b.device}" + (f" [{b.note}]" if b.note else "")
                               if b.available else f"no: {b.error}") for b in i.backends},
         "plugins": plugins,

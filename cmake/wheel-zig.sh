@@ -1,0 +1,105 @@
+# Sourced by scripts/build-wheel.sh when LS_WHEEL_TOOLCHAIN=zig: the pieces
+# of a manylinux_2_28 wheel built on a newer glibc, every one from PyPI.
+#
+#   ziglang           `zig cc -target x86_64-linux-gnu.2.28`: clang with
+#                     glibc 2.28's headers and link stubs, so every glibc
+#                     symbol binds to a version that glibc 2.28 has (stat is
+#                     __xstat@2.2.5 there, dlopen and pthread_* come from
+#                     libdl.so.2 / libpthread.so.0), whatever glibc runs zig.
+#   scipy-openblas32  OpenBLAS as NumPy and SciPy ship it (manylinux2014, its
+#                     gfortran runtime linked in): BLAS and LAPACK, LP64.
+#   cmeel-libomp      LLVM's OpenMP runtime (libomp, built in the
+#                     manylinux_2_28 image): clang's OpenMP code calls
+#                     __kmpc_*, which GCC's libgomp does not provide.
+#
+# scipy-openblas exports its symbols with a scipy_ prefix (scipy_dgetrf_),
+# so that it never clashes with another BLAS in the process; liblinsolve
+# finds LAPACK by its plain names in its own dependency tree
+# (src/cpu/lapack_sym.c). libls_openblas_names.so gives every prefixed
+# function its plain name too, as a jump to the prefixed one (any signature,
+# Fortran's hidden lengths included), and stands where Debian's liblapacke
+# stands in the default build, so that it comes first in that tree.
+#
+# Left out, and why (the package's show_config() says what it has):
+#   UMFPACK  Debian's needs glibc 2.29 (exp/log/pow) and SuiteSparse is on
+#            PyPI only inside other packages' wheels: the sparse direct
+#            method reports "unsupported: built without UMFPACK"; the sparse
+#            iterative methods (CG, BiCGSTAB, GMRES) are all there.
+#   OpenCL   the ICD loader is Debian's (dlopen@2.34) and none is on PyPI.
+#   MPI      liblinsolve_dist is never part of the wheel.
+# The CUDA plugin is LS_WHEEL_ZIG_CUDA (off: see scripts/build-wheel.sh).
+
+# Prints nothing; fills the array zig_cfg (pip --config-settings for
+# CMake) and zig_libpath (where auditwheel finds the grafted libraries).
+#   $1 the work folder   $2 the tools venv's python
+ls_zig_prepare() {
+  local work=$1 tpy=$2 z
+  z=$work/zig
+  rm -rf "$z"
+  mkdir -p "$z/pyinc"
+  local ob_dir ob_inc omp
+  ob_dir=$("$tpy" -c 'import scipy_openblas32 as s; print(s.get_lib_dir())')
+  ob_inc=$("$tpy" -c 'import scipy_openblas32 as s; print(s.get_include_dir())')
+  omp=$("$tpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cmeel.prefix
+  [ -f "$omp/lib/libomp.so" ] && [ -f "$omp/include/omp.h" ] || {
+    echo "build-wheel: no libomp.so / omp.h under $omp (cmeel-libomp)"; return 1; }
+
+  # The compiler: one file, as CMake wants CMAKE_C_COMPILER. zig's linker
+  # rejects --push-state/--pop-state (cmake/FindLapackeOpenBLAS.cmake wraps
+  # the LAPACK libraries in them, to keep them as dependencies though no
+  # symbol of theirs is referenced): it links --as-needed unless told, so
+  # the pair becomes --no-as-needed ... --as-needed.
+  cat >"$z/cc" <<EOF
+#!/bin/sh
+for a; do
+  shift
+  case \$a in
+    -Wl,--push-state,--no-as-needed) set -- "\$@" -Wl,--no-as-needed ;;
+    -Wl,--pop-state) set -- "\$@" -Wl,--as-needed ;;
+    *) set -- "\$@" "\$a" ;;
+  esac
+done
+exec "$tpy" -m ziglang cc -target x86_64-linux-gnu.2.28 "\$@"
+EOF
+  chmod +x "$z/cc"
+
+  # Plain names for scipy-openblas's functions (see above). Names it also
+  # exports unprefixed (a few LAPACK 3.12 helpers) are left alone.
+  nm -D --defined-only "$ob_dir/libscipy_openblas.so" | awk '
+    $2 == "T" { t[$3] = 1 }
+    END {
+      print ".text"
+      for (s in t) if (s ~ /^scipy_/) {
+        n = substr(s, 7)
+        if (n in t) continue
+        printf ".globl %s\n.type %s,@function\n%s: jmp %s@PLT\n", n, n, n, s
+      }
+      print ".section .note.GNU-stack,\"\",@progbits"
+    }' >"$z/openblas_names.S"
+  "$z/cc" -shared -fPIC -s -o "$z/libls_openblas_names.so" "$z/openblas_names.S" \
+    -Wl,-soname,libls_openblas_names.so -L"$ob_dir" -lscipy_openblas || return 1
+
+  # Debian's Python.h reaches its pyconfig.h as <x86_64-linux-gnu/python3.X/
+  # pyconfig.h>, i.e. through /usr/include, which must not be searched (glibc
+  # 2.36's headers live there): this folder offers that one path alone.
+  local ma pyinc
+  ma=$("$tpy" -c 'import sysconfig; print(sysconfig.get_config_var("MULTIARCH") or "")')
+  pyinc=$("$tpy" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  if [ -n "$ma" ] && [ -d "/usr/include/$ma/$(basename "$pyinc")" ]; then
+    mkdir -p "$z/pyinc/$ma"
+    ln -s "/usr/include/$ma/$(basename "$pyinc")" "$z/pyinc/$ma/"
+  fi
+
+  zig_cfg=(--config-settings=cmake.define.CMAKE_C_COMPILER="$z/cc"
+           --config-settings="cmake.define.CMAKE_C_FLAGS=${CFLAGS:-} -isystem $z/pyinc"
+           --config-settings="cmake.define.OpenMP_C_FLAGS=-fopenmp -isystem $omp/include"
+           --config-settings=cmake.define.OpenMP_C_LIB_NAMES=omp
+           --config-settings=cmake.define.OpenMP_omp_LIBRARY="$omp/lib/libomp.so"
+           --config-settings=cmake.define.LS_LAPACKE_INCLUDE_DIR="$ob_inc"
+           --config-settings=cmake.define.LS_LAPACKE_LIB="$z/libls_openblas_names.so"
+           --config-settings=cmake.define.LS_OPENBLAS_LIB="$ob_dir/libscipy_openblas.so"
+           --config-settings=cmake.define.LS_WITH_UMFPACK=OFF
+           --config-settings=cmake.define.LS_WITH_MPI=OFF
+           --config-settings=cmake.define.LS_WITH_OPENCL=OFF)
+  zig_libpath=$z:$ob_dir:$omp/lib
+}
