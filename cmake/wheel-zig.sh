@@ -27,7 +27,12 @@
 #            iterative methods (CG, BiCGSTAB, GMRES) are all there.
 #   OpenCL   the ICD loader is Debian's (dlopen@2.34) and none is on PyPI.
 #   MPI      liblinsolve_dist is never part of the wheel.
-# The CUDA plugin is LS_WHEEL_ZIG_CUDA (off: see scripts/build-wheel.sh).
+#   CUDA     nvcc 13.0 will not take zig as its host compiler: zig's clang is
+#            newer than it accepts (-allow-unsupported-compiler passes that),
+#            CUDA's headers refuse libc++ (zig c++'s library) on x86, and with
+#            GCC's libstdc++ headers instead, zig's glibc headers declare
+#            glibc 2.42's rsqrt/rsqrtf whatever the target version (with
+#            _GNU_SOURCE, which C++ sets), which clash with CUDA's own.
 
 # Prints nothing; fills the array zig_cfg (pip --config-settings for
 # CMake) and zig_libpath (where auditwheel finds the grafted libraries).
@@ -100,6 +105,7 @@ EOF
            --config-settings=cmake.define.LS_OPENBLAS_LIB="$ob_dir/libscipy_openblas.so"
            --config-settings=cmake.define.LS_WITH_UMFPACK=OFF
            --config-settings=cmake.define.LS_WITH_MPI=OFF
-           --config-settings=cmake.define.LS_WITH_OPENCL=OFF)
+           --config-settings=cmake.define.LS_WITH_OPENCL=OFF
+           --config-settings=cmake.define.LS_WITH_CUDA=OFF)
   zig_libpath=$z:$ob_dir:$omp/lib
 }

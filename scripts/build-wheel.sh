@@ -28,8 +28,8 @@
 #                  (NumPy's and SciPy's OpenBLAS) and LLVM's libomp
 #                  (cmeel-libomp). It lacks, against a source build: the
 #                  sparse direct method (UMFPACK; the sparse iterative ones
-#                  are there), the OpenCL plugin and, unless LS_WITH_CUDA=ON,
-#                  the CUDA plugin; show_config() says so.
+#                  are there), the OpenCL plugin and the CUDA plugin (nvcc
+#                  takes no zig host compiler); show_config() says so.
 #   LS_WHEEL_PLAT  auditwheel's --plat (system: auto, the most compatible
 #                  manylinux policy the binaries satisfy: built on Debian 12,
 #                  manylinux_2_34_x86_64, for RHEL 9, Ubuntu 22.04, Debian 12
@@ -114,7 +114,12 @@ if [ "$toolchain" = zig ]; then
   # shellcheck source=../cmake/wheel-zig.sh
   . "$root/cmake/wheel-zig.sh"
   ls_zig_prepare "$work" "$tools/bin/python" || { echo "build-wheel: zig toolchain setup failed"; exit 1; }
-  cfg+=("${zig_cfg[@]}" --config-settings=cmake.define.LS_WITH_CUDA="${LS_WITH_CUDA:-OFF}")
+  if [ "${LS_WITH_CUDA:-OFF}" = ON ] || [ "${LS_WITH_OPENCL:-OFF}" = ON ]; then
+    echo "build-wheel: LS_WHEEL_TOOLCHAIN=zig builds neither the CUDA nor the OpenCL plugin" \
+         "(cmake/wheel-zig.sh says why)"
+    exit 2
+  fi
+  cfg+=("${zig_cfg[@]}")
   libpath=$zig_libpath
 else
   # glibc symbol versions older than the build system's, where one alone
