@@ -245,6 +245,90 @@ static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int
     return rc == 0 ? 0 : ls_dist_fail(g, rc, "broadcast of the panel failed (%s)", e->name);
 }
 
+/* The panel's interchanges on up to two ranges of local columns, [a0,
+ * a0+na) and [b0, b0+nbr): the moves of ls_dist_moves_of in w. */
+static int FN(moves_on)(ls_grid *g, REAL *A, int lld, int ia0, const int *d, int nm,
+                        FN(getrf_ws) *w, int a0, int na, int b0, int nbr)
+{
+    ls_dist_rows rl = {ia0, d[LS_DESC_NB], d[LS_DESC_RSRC], 0, {0, 0}, {0, 0}};
+    if (na > 0) {
+        rl.c0[rl.nranges] = a0;
+        rl.nc[rl.nranges++] = na;
+    }
+    if (nbr > 0) {
+        rl.c0[rl.nranges] = b0;
+        rl.nc[rl.nranges++] = nbr;
+    }
+    if (rl.nranges == 0)
+        return 0;
+    return ls_dist_apply_moves(g, PREC_, A, lld, &rl, nm, w->dst, w->src, w->swap, w->hswap);
+}
+
+/* Columns [c0, c0+nc) of one process row's step: the interchanges, U12 =
+ * L11^-1 A12 in place, and A22 -= L21 U12 (U12 read where it lies). */
+static int FN(update_cols)(ls_grid *g, REAL *A, int ia0, const int *d, int nm, FN(getrf_ws) *w,
+                           const REAL *L, int ldl, int lr0, int lrb, int r_end, int jb, int c0,
+                           int nc)
+{
+    const ls_dist_engine *e = g->engine;
+    const int lld = d[LS_DESC_LLD];
+    if (nc <= 0)
+        return 0;
+    int st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c0, nc, 0, 0);
+    if (st)
+        return st;
+    REAL *a12 = A + (size_t)c0 * (size_t)lld + lr0;
+    e->trsm(e->context, PREC_, 'L', jb, nc, L, ldl, a12, lld);
+    e->gemm_sub(e->context, PREC_, r_end - lrb, nc, jb, L + (lrb - lr0), ldl, a12, lld,
+                A + (size_t)c0 * (size_t)lld + lrb, lld);
+    return 0;
+}
+
+/* Steps 3-5 with look-ahead on one process row (P = 1): block column j1
+ * first (interchanges, U12, update), then panel j1 and its broadcast, and
+ * the rest of the columns beside it: on a device the rest is queued first
+ * on the main queue and the panel runs on the second, so panel j1 waits
+ * only for its own columns. L's columns (left of the panel) get their
+ * interchanges with the rest. */
+static int FN(step_one_row)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int jb, int mn,
+                            int r_end, int c_begin, int c_end, const int *d, FN(getrf_ws) *w,
+                            int cur, int nm, MPI_Datatype rt, MPI_Op op, ls_dist_req *req)
+{
+    const ls_dist_engine *e = g->engine;
+    const int nq = g->npcol, myc = g->mycol, nb = d[LS_DESC_NB], csrc = d[LS_DESC_CSRC];
+    const int lld = d[LS_DESC_LLD], j1 = j0 + jb;
+    const int pc = ls_dist_owner(ja0 + j0, nb, csrc, nq);
+    const int pc1 = ls_dist_owner(ja0 + j1, nb, csrc, nq);
+    const int lr0 = ls_dist_count(ia0 + j0, nb, 0, d[LS_DESC_RSRC], 1);
+    const int lrb = lr0 + jb, ldl = r_end - lr0 > 1 ? r_end - lr0 : 1;
+    const int rc0 = ls_dist_count(ja0 + j1, nb, myc, csrc, nq);
+    const int lc = myc == pc ? ls_dist_g2l(ja0 + j0, nb, nq) : rc0;
+    const int d1 = myc == pc1 ? (mn - j1 < nb ? mn - j1 : nb) : 0; /* block column j1 */
+    const REAL *L = (const REAL *)(w->lbuf[cur] + w->lhdr);
+    int st = FN(update_cols)(g, A, ia0, d, nm, w, L, ldl, lr0, lrb, r_end, jb, rc0, d1);
+    if (st)
+        return st;
+    if (e->fork) {
+        e->fork(e->context);
+        if ((st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, lc - c_begin, 0, 0)) == 0)
+            st = FN(update_cols)(g, A, ia0, d, nm, w, L, ldl, lr0, lrb, r_end, jb, rc0 + d1,
+                                 c_end - rc0 - d1);
+        e->use_fork(e->context, 1);
+        if (st == 0)
+            st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, !cur, rt, op,
+                                    req);
+        e->use_fork(e->context, 0);
+        return st;
+    }
+    st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, !cur, rt, op, req);
+    if (st == 0)
+        st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, lc - c_begin, 0, 0);
+    if (st == 0)
+        st = FN(update_cols)(g, A, ia0, d, nm, w, L, ldl, lr0, lrb, r_end, jb, rc0 + d1,
+                             c_end - rc0 - d1);
+    return st;
+}
+
 /*
  * With look-ahead (the default; LS_DIST_LOOKAHEAD=0 turns it off), the
  * process column that owns block column k+1 updates those columns first,
@@ -252,6 +336,9 @@ static int FN(panel_and_send)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int
  * of step k's trailing update: the other columns' gemm runs while panel
  * k+1 is factored, instead of every rank waiting for it at the start of
  * step k+1. Two L buffers: panel k+1 arrives while panel k's L is in use.
+ * On one process row (P = 1: every 1 x Q grid, one GPU included) block
+ * column k+1 gets its interchanges, U12 and update before any other
+ * column (step_one_row), so panel k+1 waits only for its own columns.
  */
 static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, const int *d,
                           int *ipiv, FN(getrf_ws) *w)
@@ -299,20 +386,19 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                 ipiv[ls_dist_g2l(ia0 + j0 + c, nb, np)] = ia0 + hdr[1 + c] + 1;
         /* 3. the interchanges on the columns left and right of the panel */
         int nm = ls_dist_moves_of(j0, jb, hdr + 1, w->dst, w->src, w->label, w->touched);
-        ls_dist_rows rl = {ia0, nb, rsrc, 2, {c_begin, lc + jb}, {0, 0}};
-        if (myc == pc) {
-            rl.nc[0] = lc - c_begin;
-            rl.nc[1] = c_end - (lc + jb);
-        } else {
-            rl.nc[0] = c_end - c_begin;
-            rl.nranges = 1;
+        const int j1 = j0 + jb;
+        if (lookahead && np == 1 && j1 < mn) {
+            st = FN(step_one_row)(g, A, ia0, ja0, j0, jb, mn, r_end, c_begin, c_end, d, w, cur,
+                                  nm, rt, op, &req);
+            ready = st == 0;
+            continue;
         }
-        st = ls_dist_apply_moves(g, PREC_, A, lld, &rl, nm, w->dst, w->src, w->swap, w->hswap);
-        if (st)
+        const int rc0 = ls_dist_count(ja0 + j1, nb, myc, csrc, nq);
+        const int nr = c_end - rc0;
+        if ((st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, (myc == pc ? lc : rc0) - c_begin,
+                               rc0, nr)) != 0)
             break;
         /* 4. U12 on the diagonal process row, down the process columns */
-        const int rc0 = ls_dist_count(ja0 + j0 + jb, nb, myc, csrc, nq);
-        const int nr = c_end - rc0;
         REAL *a12 = A + (size_t)rc0 * (size_t)lld + lr0;
         /* one process row: the update reads U12 where the solve left it */
         const REAL *U = np > 1 ? w->ubuf : a12;
@@ -330,8 +416,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         }
         /* 5. trailing update; with look-ahead, block column j1 first, then
          * its panel and broadcast, then the rest */
-        const int lrb = ls_dist_count(ia0 + j0 + jb, nb, myr, rsrc, np);
-        const int j1 = j0 + jb;
+        const int lrb = ls_dist_count(ia0 + j1, nb, myr, rsrc, np);
         int done = 0; /* local trailing columns already updated */
         if (lookahead && j1 < mn) {
             const int pc1 = ls_dist_owner(ja0 + j1, nb, csrc, nq);
