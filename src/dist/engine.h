@@ -24,7 +24,7 @@
 
 #include "linsolve.h"
 
-#define LS_DIST_ENGINE_API_VERSION 3
+#define LS_DIST_ENGINE_API_VERSION 4
 
 /* A transfer left running (look-ahead): the CPU engine's MPI request, or
  * whatever a device engine records (an event). */
@@ -92,6 +92,14 @@ typedef struct ls_dist_engine {
                       const int *c0, const int *nc, int nrows, const int *rows, void *out);
     void (*unpack_rows)(void *ctx, ls_precision p, const void *in, int nranges, const int *c0,
                         const int *nc, int nrows, const int *rows, void *X, int ldx);
+    /* optional: local row i of X becomes the old local row src[i] (for i in
+     * dst), over the column ranges, in place: the interchanges of one
+     * process row without a pack and an unpack (each entry read and
+     * written once). dst and src are host memory and hold the same rows.
+     * Returns 0, or nonzero when it cannot take that many rows (the caller
+     * then packs). NULL: pack_rows then unpack_rows. */
+    int (*move_rows)(void *ctx, ls_precision p, void *X, int ldx, int nranges, const int *c0,
+                      const int *nc, int nrows, const int *dst, const int *src);
     /* optional: fork() marks the work queued so far; use_fork(1) sends
      * what follows to a second queue that starts there, so it runs beside
      * the work queued on the first in between (the look-ahead's panel

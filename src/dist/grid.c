@@ -345,6 +345,20 @@ int ls_dist_apply_moves(ls_grid *g, ls_precision p, void *X, int lld, const ls_d
         width += rl->nc[r];
     if (width == 0 || nmoves == 0)
         return 0;
+    if (np == 1 && e->move_rows) { /* in place, when the engine can */
+        int *rows = malloc(2 * (size_t)nmoves * sizeof(int));
+        if (!rows)
+            return ls_dist_fail(g, LS_ENOMEM, "out of memory for %d row moves", nmoves);
+        for (int i = 0; i < nmoves; ++i) {
+            rows[i] = ls_dist_g2l(rl->off + dst[i], rl->mb, 1);
+            rows[nmoves + i] = ls_dist_g2l(rl->off + src[i], rl->mb, 1);
+        }
+        int declined = e->move_rows(e->context, p, X, lld, rl->nranges, rl->c0, rl->nc, nmoves,
+                                    rows, rows + nmoves);
+        free(rows);
+        if (!declined)
+            return 0;
+    }
     if (!e->host_memory)
         return apply_moves_engine(g, p, X, lld, rl, nmoves, dst, src, ws, hws, width);
     char *sbuf = ws, *rbuf = (char *)ws + (size_t)nmoves * (size_t)width * es;

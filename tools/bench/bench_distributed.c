@@ -53,6 +53,7 @@ typedef struct bd_opts {
     int nbs[BD_MAX], nnbs;
     int repeat, nrhs, peers;
     int cuda;          /* --backend cuda: a GPU per rank; peer cuSOLVERMg */
+    int peer_nb;       /* --peer-nb: cuSOLVERMg's tile; 0: each case's nb */
     const char *csv;
 } bd_opts;
 
@@ -68,6 +69,9 @@ static void bd_usage(FILE *f)
           "  --backend cuda      each rank on its GPU (ls_pdgesv_gpu, A already there),\n"
           "                      A = linsolve gen random --seed 1; peer: cuSOLVERMg\n"
           "                      (getrf + getrs) on the same GPUs, run by rank 0\n"
+          "  --peer-nb NB        cuSOLVERMg's tile width (default: the case's nb; it\n"
+          "                      refuses tiles wider than 512 columns); the CSV's peer\n"
+          "                      is then cusolvermg-nbNB\n"
           "  -o FILE             CSV: n,grid,nb,gpus,ls_s,peer,peer_s,tflops,residual,\n"
           "                      after '# commit:' and '# command:' lines; checked before\n"
           "                      measuring, replaced only once complete\n"
@@ -140,6 +144,9 @@ static int bd_parse(int argc, char **argv, int size, bd_opts *o)
             o->cuda = !strcmp(v, "cuda");
         } else if (!strcmp(a, "--repeat")) {
             if (ls_bench_parse_int(v, 1, 100, &o->repeat) != 0)
+                return -1;
+        } else if (!strcmp(a, "--peer-nb")) {
+            if (ls_bench_parse_int(v, 1, 1000000, &o->peer_nb) != 0)
                 return -1;
         } else if (!strcmp(a, "--nrhs")) {
             if (ls_bench_parse_int(v, 1, 4096, &o->nrhs) != 0)
@@ -370,8 +377,8 @@ static int bd_case_gpu(ls_grid *g, int n, int nb, const bd_opts *o, FILE *csv)
     char why[256] = "";
     MPI_Barrier(comm);
     if (rank == 0 && o->peers)
-        pe_st = ls_peer_cusolvermg(LS_GEN_RANDOM, 1, n, nb, P * Q, o->repeat, &pe_s, &pe_res,
-                                   &pe_info, why, sizeof why);
+        pe_st = ls_peer_cusolvermg(LS_GEN_RANDOM, 1, n, o->peer_nb ? o->peer_nb : nb, P * Q,
+                                   o->repeat, &pe_s, &pe_res, &pe_info, why, sizeof why);
     MPI_Barrier(comm);
     if (rank == 0) {
         double ls_s = st == 0 ? median(t_ls, o->repeat) : NAN;
@@ -389,8 +396,10 @@ static int bd_case_gpu(ls_grid *g, int n, int nb, const bd_opts *o, FILE *csv)
                pe_res);
         fflush(stdout);
         if (csv) {
-            fprintf(csv, "%d,%s,%d,%d,%.6f,%s,", n, grid, nb, P * Q, ls_s,
-                    peer_ok ? "cusolvermg" : "none");
+            char peer[48] = "cusolvermg";
+            if (o->peer_nb && o->peer_nb != nb)
+                snprintf(peer, sizeof peer, "cusolvermg-nb%d", o->peer_nb);
+            fprintf(csv, "%d,%s,%d,%d,%.6f,%s,", n, grid, nb, P * Q, ls_s, peer_ok ? peer : "none");
             if (peer_ok)
                 fprintf(csv, "%.6f", pe_s);
             fprintf(csv, ",%.6f,%.3e\n", tf, res);

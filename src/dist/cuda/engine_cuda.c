@@ -310,6 +310,41 @@ static void x_unpack_rows(void *ctx, ls_precision p, const void *in, int nranges
     rows_op(ctx, p, X, ldx, nranges, c0, nc, nrows, rows, (void *)in, 0);
 }
 
+static int x_move_rows(void *ctx, ls_precision p, void *X, int ldx, int nranges, const int *c0,
+                       const int *nc, int nrows, const int *dst, const int *src)
+{
+    ce *c = ctx;
+    if ((size_t)nrows * ec_esz(p) > LS_DIST_K_MOVE_SMEM)
+        return 1; /* the caller packs and unpacks */
+    if (nrows <= 0 || c->status)
+        return 0;
+    if (2 * (size_t)nrows > c->drows_cap) {
+        cudaFree(c->drows);
+        c->drows = NULL;
+        c->drows_cap = 0;
+        if (!ec_cu_ok(c, cudaMalloc((void **)&c->drows, 2 * (size_t)nrows * sizeof(int)),
+                      "index list"))
+            return 0;
+        c->drows_cap = 2 * (size_t)nrows;
+    }
+    if (!ec_cu_ok(c,
+                  cudaMemcpyAsync(c->drows, dst, (size_t)nrows * sizeof(int),
+                                  cudaMemcpyHostToDevice, c->cur),
+                  "index list") ||
+        !ec_cu_ok(c,
+                  cudaMemcpyAsync(c->drows + nrows, src, (size_t)nrows * sizeof(int),
+                                  cudaMemcpyHostToDevice, c->cur),
+                  "index list"))
+        return 0;
+    PF_BEGIN(c, K_ROWS);
+    ec_cu_ok(c,
+             (cudaError_t)ls_dist_k_move(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows, c->drows,
+                                         c->drows + nrows, c->cur),
+             "k_move");
+    PF_END(c);
+    return 0;
+}
+
 /* The look-ahead's panel on its own stream, beside the trailing update. */
 static void x_fork(void *ctx)
 {
@@ -523,6 +558,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     e->reduce_sum = ec_reduce_sum;
     e->pack_rows = x_pack_rows;
     e->unpack_rows = x_unpack_rows;
+    e->move_rows = x_move_rows;
     e->finish = x_finish;
     e->fork = x_fork;
     e->use_fork = x_use_fork;

@@ -57,6 +57,29 @@ __global__ void k_rows(T *X, long long ldx, int c00, int nc0, int c01, int width
     }
 }
 
+/* X(dst[i], col(c)) = old X(src[i], col(c)) for every i, in place: a
+ * block takes a column at a time, reads its nrows sources into shared
+ * memory, then writes them to their destinations (dst and src hold the
+ * same rows, so every source is read before any is overwritten). One read
+ * and one write per entry, against two of each through a buffer. */
+template <typename T>
+__global__ void k_move(T *X, long long ldx, int c00, int nc0, int c01, int width, int nrows,
+                       const int *dst, const int *src)
+{
+    extern __shared__ unsigned char k_move_smem[];
+    T *v = (T *)k_move_smem;
+    for (int c = blockIdx.x; c < width; c += gridDim.x) {
+        const long long col = c < nc0 ? c00 + c : c01 + (c - nc0);
+        T *x = X + col * ldx;
+        for (int i = threadIdx.x; i < nrows; i += blockDim.x)
+            v[i] = x[src[i]];
+        __syncthreads();
+        for (int i = threadIdx.x; i < nrows; i += blockDim.x)
+            x[dst[i]] = v[i];
+        __syncthreads();
+    }
+}
+
 template <typename T>
 __global__ void k_div(int n, T pivot, T *x)
 {
@@ -82,6 +105,31 @@ extern "C" int ls_dist_k_rows(int dbl, void *X, long long ldx, int nranges, cons
     else
         k_rows<float><<<grid, block, 0, s>>>((float *)X, ldx, c0[0], nc0, c01, width, nrows,
                                              drows, (float *)buf, pack);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int ls_dist_k_move(int dbl, void *X, long long ldx, int nranges, const int *c0,
+                              const int *nc, int nrows, const int *ddst, const int *dsrc,
+                              cudaStream_t s)
+{
+    const int nc0 = nc[0], nc1 = nranges > 1 ? nc[1] : 0, width = nc0 + nc1;
+    const size_t smem = (size_t)nrows * (dbl ? sizeof(double) : sizeof(float));
+    if (width <= 0 || nrows <= 0)
+        return 0;
+    if (smem > LS_DIST_K_MOVE_SMEM)
+        return (int)cudaErrorInvalidValue;
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return (int)cudaGetLastError();
+    const int blocks = width < 8 * sms ? width : 8 * sms; /* a column each, looping */
+    const int c01 = nranges > 1 ? c0[1] : 0;
+    if (dbl)
+        k_move<double><<<blocks, 256, smem, s>>>((double *)X, ldx, c0[0], nc0, c01, width, nrows,
+                                                 ddst, dsrc);
+    else
+        k_move<float><<<blocks, 256, smem, s>>>((float *)X, ldx, c0[0], nc0, c01, width, nrows,
+                                                ddst, dsrc);
     return (int)cudaGetLastError();
 }
 
