@@ -5,7 +5,9 @@
  * liblinsolve_opencl.so) loaded with dlopen, so liblinsolve and the CLI load
  * on machines without a GPU driver.
  *
- * Optional slots are marked; NULL means the fallback named beside them.
+ * A small core every backend fills, plus role tables (dense, device, mixed,
+ * batched, sparse, perf) it fills or leaves NULL; NULL means the fallback
+ * named beside them.
  */
 #ifndef LS_CORE_BACKEND_H
 #define LS_CORE_BACKEND_H
@@ -24,8 +26,10 @@ extern "C" {
 /* 2: the getrs and device-resident slots; 3: gesv; 4: mixed_open; 5: the
  * core services passed to the entry points, the typed perf table, the
  * ls_plugin_abi symbol checked before anything else is called; 6: pivot
- * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot */
-#define LS_PLUGIN_ABI 8
+ * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot;
+ * 9: a core of six slots plus the role tables (dense, device, mixed,
+ * batched, sparse) instead of one flat table */
+#define LS_PLUGIN_ABI 9
 
 struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
@@ -74,6 +78,107 @@ typedef struct ls_job {
  * iterations, history (malloc'd; the core frees it in ls_report_clear),
  * bytes (model), message. The core fills the rest. */
 
+/* The roles (after ggml's ggml-backend-impl.h, whose backend is a small
+ * core plus the tables of what it can do): each is a static const table
+ * in the backend's registration file, pointed to from ls_backend_iface or
+ * left NULL there. The core tests the role pointer; within a role the
+ * required slots are set whenever the role is, and only the slots marked
+ * optional are tested again (ls_backend_roles_check refuses a plugin that
+ * breaks this when it opens). */
+
+/* Dense solves on host arrays in the backend's own kernels. Every slot is
+ * optional; a NULL role or slot means the CPU reference runs instead. */
+typedef struct ls_dense_role {
+    /* optional: getrf (host arrays in, factors and 1-based ipiv out);
+     * NULL -> the CPU reference getrf. The core has checked the arguments
+     * as LAPACK does (lapack_check.h) and m, n > 0. */
+    int (*getrf)(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
+                 int *info, char *err, size_t errlen);
+
+    /* optional: getrs (host arrays in, X out in B; trans 'N' or 'T'; the
+     * factors are nonsingular); NULL -> the CPU reference getrs. Arguments
+     * checked by the core, n, nrhs > 0. */
+    int (*getrs)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
+                 const int *ipiv, void *B, int ldb, char *err, size_t errlen);
+
+    /* optional: gesv in one pass (A and B up once, factors, ipiv and X
+     * down; X only when info is 0, as LAPACK); returns info or a negative
+     * status. NULL -> getrf then getrs. */
+    int (*gesv)(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
+                int ldb, char *err, size_t errlen);
+} ls_dense_role;
+
+/* The device-resident API (ls_context_set_stream, ls_device_*, ls_*_gpu;
+ * src/core/api/device_api.c). Required within the role: every slot but
+ * check_gpu. The core has checked the arguments; ipiv and info may be host
+ * or device memory and the backend tells them apart. NULL role ->
+ * LS_EUNSUPPORTED naming the backend. */
+typedef struct ls_device_role {
+    int (*set_stream)(void *bctx, void *stream, char *err, size_t errlen); /* NULL: own */
+    void *(*get_stream)(void *bctx);
+    int (*dev_malloc)(void *bctx, void **ptr, size_t bytes, char *err, size_t errlen);
+    int (*dev_free)(void *bctx, void *ptr, char *err, size_t errlen);
+    /* direction inferred from the pointers; returns once a host buffer
+     * involved may be used, device-to-device stays asynchronous */
+    int (*dev_copy)(void *bctx, void *dst, const void *src, size_t bytes, char *err,
+                    size_t errlen);
+    int (*dev_sync)(void *bctx, char *err, size_t errlen);
+    /* Return info when it is host memory (or NULL), 0 when it is device
+     * memory (written there, asynchronously), -i for a bad pointer. */
+    int (*getrf_gpu)(void *bctx, ls_precision p, int m, int n, void *dA, int ldda, int *ipiv,
+                     int *info, char *err, size_t errlen);
+    int (*getrs_gpu)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *dA,
+                     int ldda, const int *ipiv, void *dB, int lddb, int *info, char *err,
+                     size_t errlen);
+    int (*gesv_gpu)(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
+                    void *dB, int lddb, int *info, char *err, size_t errlen);
+
+    /* optional: the fused check of solved device systems, queued on the
+     * stream without waiting (ls_check_batched_gpu; arguments checked by
+     * the core, n and batch may be 0). Returns 0, -i (linsolve.h's
+     * numbering) for a pointer that is not device memory of this device,
+     * or a device status. NULL -> LS_EUNSUPPORTED naming the backend. */
+    int (*check_gpu)(void *bctx, const ls_check_job *job, char *err, size_t errlen);
+} ls_device_role;
+
+/* The mixed-precision solver's operations on device arrays (ls_dsgesv_gpu,
+ * and ls_dsgesv through a copy; algo/mixed.h). Needs the device role (its
+ * arrays are moved with dev_malloc/dev_copy/dev_free). Required: open.
+ * NULL role -> ls_dsgesv runs on the CPU's host operations, ls_dsgesv_gpu
+ * is LS_EUNSUPPORTED. */
+typedef struct ls_mixed_role {
+    int (*open)(void *bctx, struct ls_mixed_problem *pb, const struct ls_mixed_ops **ops,
+                void **ws, char *err, size_t errlen);
+} ls_mixed_role;
+
+/* Batched getrf / getrs / gesv (core/batched.h), on host or, with
+ * job->device, device arrays. Required: run. NULL role -> host arrays run
+ * on the CPU fallback, device arrays are LS_EUNSUPPORTED. */
+typedef struct ls_batched_role {
+    int (*run)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
+} ls_batched_role;
+
+/* Sparse solves on the device. Each part is optional: the Krylov pair
+ * (both or neither) and the direct solve. */
+typedef struct ls_sparse_role {
+    /* optional, both or neither: the sparse Krylov methods' vector
+     * operations on the device (algo/krylov.h), over a system the core
+     * has prepared on the host (equilibrated, permuted, preconditioner
+     * factors made): open copies it to the device and fills *ops; close
+     * releases ops->ctx. NULL -> ls_csr_solve_iter_ctx is LS_EUNSUPPORTED. */
+    int (*krylov_open)(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_ops *ops,
+                       char *err, size_t errlen);
+    void (*krylov_close)(void *ops_ctx);
+
+    /* optional: a sparse direct solve of host CSR and host B, X (as
+     * ls_csr_solve_direct; arguments checked by the core). NULL ->
+     * ls_csr_solve_direct_ctx is LS_EUNSUPPORTED. */
+    int (*direct)(void *bctx, const ls_csr *A, int nrhs, const double *B, int64_t ldb, double *X,
+                  int64_t ldx, ls_csr_direct_report *rep, char *err, size_t errlen);
+} ls_sparse_role;
+
+/* The core every backend fills (all but print_info required), and the
+ * role tables it fills or leaves NULL. */
 typedef struct ls_backend_iface {
     const char *name; /* "cpu", "cuda", "opencl" */
     int abi;          /* LS_PLUGIN_ABI */
@@ -101,87 +206,24 @@ typedef struct ls_backend_iface {
     /* optional: print platforms/devices and their properties; NULL -> name only */
     int (*print_info)(void *bctx, FILE *out);
 
-    /* optional: getrf in the backend's own kernels (host arrays in, factors
-     * and 1-based ipiv out); NULL -> the CPU reference getrf. The core has
-     * checked the arguments as LAPACK does (lapack_check.h) and m, n > 0. */
-    int (*getrf)(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv,
-                 int *info, char *err, size_t errlen);
+    /* the roles, each optional (NULL: the fallback its struct names) */
+    const ls_dense_role *dense;
+    const ls_device_role *device;
+    const ls_mixed_role *mixed;
+    const ls_batched_role *batched;
+    const ls_sparse_role *sparse;
 
     /* optional: the measurement requests of bench, metrics and roofline, a
      * table of typed entries (src/core/perf/perf.h), each optional in turn.
      * NULL -> nothing is measurable on this backend. */
     const struct ls_perf_iface *perf;
-
-    /* optional: getrs in the backend's own kernels (host arrays in, X out
-     * in B; trans 'N' or 'T'; the factors are nonsingular); NULL -> the CPU
-     * reference getrs. Arguments checked by the core, n, nrhs > 0. */
-    int (*getrs)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,
-                 const int *ipiv, void *B, int ldb, char *err, size_t errlen);
-
-    /* optional, all or none: the device-resident API (ls_context_set_stream,
-     * ls_device_*, ls_*_gpu; src/core/api/device_api.c). The core has checked
-     * the arguments; ipiv and info may be host or device memory and the
-     * backend tells them apart. NULL -> LS_EUNSUPPORTED naming the backend. */
-    int (*set_stream)(void *bctx, void *stream, char *err, size_t errlen); /* NULL: own */
-    void *(*get_stream)(void *bctx);
-    int (*dev_malloc)(void *bctx, void **ptr, size_t bytes, char *err, size_t errlen);
-    int (*dev_free)(void *bctx, void *ptr, char *err, size_t errlen);
-    /* direction inferred from the pointers; returns once a host buffer
-     * involved may be used, device-to-device stays asynchronous */
-    int (*dev_copy)(void *bctx, void *dst, const void *src, size_t bytes, char *err,
-                    size_t errlen);
-    int (*dev_sync)(void *bctx, char *err, size_t errlen);
-    /* Return info when it is host memory (or NULL), 0 when it is device
-     * memory (written there, asynchronously), -i for a bad pointer. */
-    int (*getrf_gpu)(void *bctx, ls_precision p, int m, int n, void *dA, int ldda, int *ipiv,
-                     int *info, char *err, size_t errlen);
-    int (*getrs_gpu)(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *dA,
-                     int ldda, const int *ipiv, void *dB, int lddb, int *info, char *err,
-                     size_t errlen);
-    int (*gesv_gpu)(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda, int *ipiv,
-                    void *dB, int lddb, int *info, char *err, size_t errlen);
-
-    /* optional: gesv on host arrays in one pass (A and B up once, factors,
-     * ipiv and X down; X only when info is 0, as LAPACK); returns info or a
-     * negative status. NULL -> getrf then getrs. */
-    int (*gesv)(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv, void *B,
-                int ldb, char *err, size_t errlen);
-
-    /* optional: the mixed-precision solver's operations on device arrays
-     * (ls_dsgesv_gpu, and ls_dsgesv through a copy; algo/mixed.h). NULL ->
-     * ls_dsgesv runs on the CPU's host operations, ls_dsgesv_gpu is
-     * LS_EUNSUPPORTED. */
-    int (*mixed_open)(void *bctx, struct ls_mixed_problem *pb, const struct ls_mixed_ops **ops,
-                      void **ws, char *err, size_t errlen);
-
-    /* optional: batched getrf / getrs / gesv (core/batched.h), on host or,
-     * with job->device, device arrays. NULL -> host arrays run on the CPU
-     * fallback, device arrays are LS_EUNSUPPORTED. */
-    int (*batched)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
-
-    /* optional, both or neither: the sparse Krylov methods' vector
-     * operations on the device (algo/krylov.h), over a system the core
-     * has prepared on the host (equilibrated, permuted, preconditioner
-     * factors made): open copies it to the device and fills *ops; close
-     * releases ops->ctx. NULL -> ls_csr_solve_iter_ctx is LS_EUNSUPPORTED. */
-    int (*csr_krylov_open)(void *bctx, const struct ls_krylov_sys *s, struct ls_kr_ops *ops,
-                           char *err, size_t errlen);
-    void (*csr_krylov_close)(void *ops_ctx);
-
-    /* optional: a sparse direct solve of host CSR and host B, X (as
-     * ls_csr_solve_direct; arguments checked by the core). NULL ->
-     * ls_csr_solve_direct_ctx is LS_EUNSUPPORTED. */
-    int (*csr_direct)(void *bctx, const ls_csr *A, int nrhs, const double *B, int64_t ldb,
-                      double *X, int64_t ldx, ls_csr_direct_report *rep, char *err,
-                      size_t errlen);
-
-    /* optional: the fused check of solved device systems, queued on the
-     * stream without waiting (ls_check_batched_gpu; arguments checked by
-     * the core, n and batch may be 0). Returns 0, -i (linsolve.h's
-     * numbering) for a pointer that is not device memory of this device,
-     * or a device status. NULL -> LS_EUNSUPPORTED naming the backend. */
-    int (*check_gpu)(void *bctx, const ls_check_job *job, char *err, size_t errlen);
 } ls_backend_iface;
+
+/* 0 when every core slot and the required slots of each role present are
+ * set (and the mixed role comes with the device role); else LS_EUNAVAIL
+ * naming the first missing slot in err (context.c, on opening a backend).
+ * Not public API: exported for tests/core. */
+LS_API int ls_backend_roles_check(const ls_backend_iface *f, char *err, size_t errlen);
 
 /* What the core lends a plugin: the services a backend needs besides its
  * device, so that no plugin carries its own copy of them. Handed to both

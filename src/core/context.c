@@ -25,9 +25,18 @@ static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
      * device; CUDA and the CPU take device 0. */
     if (device < 0 && kind != LS_BACKEND_OPENCL)
         device = 0;
-    if (kind == LS_BACKEND_CPU)
-        return ls_cpu_backend_open(device, &ctx->iface, &ctx->bctx, ctx->error,
-                                   sizeof ctx->error);
+    if (kind == LS_BACKEND_CPU) {
+        int st = ls_cpu_backend_open(device, &ctx->iface, &ctx->bctx, ctx->error,
+                                     sizeof ctx->error);
+        if (st == 0 && (st = ls_backend_roles_check(ctx->iface, ctx->error,
+                                                    sizeof ctx->error)) != 0) {
+            if (ctx->iface->destroy)
+                ctx->iface->destroy(ctx->bctx);
+            ctx->iface = NULL;
+            ctx->bctx = NULL;
+        }
+        return st;
+    }
     ls_plugin_open_fn open_fn = NULL;
     int st = ls_plugin_load(kind, &open_fn, NULL, &ctx->plugin_handle, ctx->error,
                             sizeof ctx->error);
@@ -39,9 +48,12 @@ static int open_kind(ls_context *ctx, ls_backend_kind kind, int device)
         st = LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
                      "the %s plugin's backend table is not plugin ABI %d",
                      ls_backend_name(kind), LS_PLUGIN_ABI);
+    else if (st == 0) /* a role without its required slots: refused, never half-called */
+        st = ls_backend_roles_check(ctx->iface, ctx->error, sizeof ctx->error);
     if (st) {
         if (ctx->iface && ctx->bctx && ctx->iface->destroy)
-            ctx->iface->destroy(ctx->bctx);
+            if (ctx->iface->destroy)
+                ctx->iface->destroy(ctx->bctx);
         ctx->iface = NULL;
         ctx->bctx = NULL;
         dlclose(ctx->plugin_handle);

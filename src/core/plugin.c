@@ -119,3 +119,31 @@ int ls_plugin_load(ls_backend_kind kind, ls_plugin_open_fn *open_fn, ls_plugin_i
     *handle = h;
     return 0;
 }
+
+/* The first slot of a table that a backend must fill and left NULL, or
+ * NULL when none is missing (backend.h says which slots are required). */
+static const char *missing_slot(const ls_backend_iface *f)
+{
+    if (!f->destroy || !f->device_name || !f->supports || !f->auto_method || !f->solve)
+        return "a core slot (destroy, device_name, supports, auto_method, solve)";
+    const ls_device_role *d = f->device;
+    if (d && (!d->set_stream || !d->get_stream || !d->dev_malloc || !d->dev_free ||
+              !d->dev_copy || !d->dev_sync || !d->getrf_gpu || !d->getrs_gpu || !d->gesv_gpu))
+        return "a required slot of the device role";
+    if (f->mixed && (!f->mixed->open || !d))
+        return "the mixed role's open, or the device role it needs";
+    if (f->batched && !f->batched->run)
+        return "the batched role's run";
+    if (f->sparse && !f->sparse->krylov_open != !f->sparse->krylov_close)
+        return "one of the sparse role's krylov_open and krylov_close without the other";
+    return NULL;
+}
+
+int ls_backend_roles_check(const ls_backend_iface *f, char *err, size_t errlen)
+{
+    const char *missing = missing_slot(f);
+    if (missing)
+        return LS_FAIL(err, errlen, LS_EUNAVAIL, "the %s backend's table lacks %s",
+                       f->name ? f->name : "(unnamed)", missing);
+    return 0;
+}

@@ -337,6 +337,14 @@ static int cpu_print_info(void *bctx, FILE *out)
     return 0;
 }
 
+/* ls_?getrf/getrs on a cpu context (gesv: getrf then getrs) */
+static const ls_dense_role cpu_dense = {
+    .getrf = cpu_getrf,
+    .getrs = cpu_getrs,
+};
+
+/* no device, mixed (host operations run without a role), batched (the core's
+ * CPU fallback), sparse or perf role */
 static const ls_backend_iface cpu_iface = {
     .name = "cpu",
     .abi = LS_PLUGIN_ABI,
@@ -346,9 +354,7 @@ static const ls_backend_iface cpu_iface = {
     .auto_method = cpu_auto_method,
     .solve = cpu_solve,
     .print_info = cpu_print_info,
-    .getrf = cpu_getrf,
-    .perf = NULL,
-    .getrs = cpu_getrs,
+    .dense = &cpu_dense,
 };
 
 int ls_cpu_backend_open(int device, const ls_backend_iface **iface, void **bctx, char *err,

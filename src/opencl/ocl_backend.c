@@ -92,6 +92,12 @@ static int ocl_solve(void *bctx, const ls_job *job, ls_report *rep, char *err, s
 
 static int ocl_print_info(void *bctx, FILE *out) { return ocl_print_platforms(out); }
 
+/* ls_?getrf on an opencl context (getrs: the CPU reference) */
+static const ls_dense_role ocl_dense = {
+    .getrf = ocl_getrf,
+};
+
+/* no device, mixed, batched or sparse role, no measurement requests */
 static const ls_backend_iface ocl_iface = {
     .name = "opencl",
     .abi = LS_PLUGIN_ABI,
@@ -101,8 +107,7 @@ static const ls_backend_iface ocl_iface = {
     .auto_method = ocl_auto_method,
     .solve = ocl_solve,
     .print_info = ocl_print_info,
-    .getrf = ocl_getrf,
-    .perf = NULL, /* no measurement requests */
+    .dense = &ocl_dense,
 };
 
 /** LS_PLUGIN_ABI as this plugin was built; the core reads it first. */

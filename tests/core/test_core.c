@@ -1,8 +1,9 @@
 /* Core: status table, enum names, flop counts, scaled residual, contexts,
- * ls_solve argument handling. */
+ * ls_solve argument handling, the backend table's role check. */
 #include <math.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "testutil.h"
 
 static int test_status(void)
@@ -102,9 +103,122 @@ static int test_solve_args(void)
     return f;
 }
 
+/* Stand-ins for the slots of a backend table: never called, only present. */
+static void fake_destroy(void *b) { (void)b; }
+static void fake_name(void *b, char *buf, size_t len) { (void)b, (void)buf, (void)len; }
+static int fake_supports(void *b, ls_method m, ls_precision p, char *e, size_t l)
+{
+    (void)b, (void)m, (void)p, (void)e, (void)l;
+    return 0;
+}
+static ls_method fake_auto(void *b, ls_precision p)
+{
+    (void)b, (void)p;
+    return LS_METHOD_LU;
+}
+static int fake_solve(void *b, const ls_job *j, ls_report *r, char *e, size_t l)
+{
+    (void)b, (void)j, (void)r, (void)e, (void)l;
+    return 0;
+}
+static int fake_status(void *b, char *e, size_t l)
+{
+    (void)b, (void)e, (void)l;
+    return 0;
+}
+static int fake_mixed_open(void *b, struct ls_mixed_problem *pb, const struct ls_mixed_ops **o,
+                           void **ws, char *e, size_t l)
+{
+    (void)b, (void)pb, (void)o, (void)ws, (void)e, (void)l;
+    return 0;
+}
+static int fake_krylov_open(void *b, const struct ls_krylov_sys *s, struct ls_kr_ops *o, char *e,
+                            size_t l)
+{
+    (void)b, (void)s, (void)o, (void)e, (void)l;
+    return 0;
+}
+
+/* ls_backend_roles_check: a table is refused, naming what it lacks, when
+ * its core or a role it fills misses a required slot; optional slots and
+ * absent roles pass. The real backends' tables pass when they open. */
+static int test_roles_check(void)
+{
+    int f = 0;
+    char err[LS_ERRLEN];
+    ls_backend_iface t = {.name = "fake", .abi = LS_PLUGIN_ABI, .destroy = fake_destroy,
+                          .device_name = fake_name, .supports = fake_supports,
+                          .auto_method = fake_auto, .solve = fake_solve};
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == 0, "the core alone passes");
+    t.solve = NULL;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL &&
+                   strstr(err, "fake backend") && strstr(err, "core slot"),
+               "a core without solve is refused, naming the backend");
+    t.solve = fake_solve;
+
+    /* the device role: every slot but check_gpu required (a stand-in of
+     * the wrong type is never called, so one cast pointer stands for all) */
+    void (*any)(void) = (void (*)(void))fake_status;
+    ls_device_role d = {0};
+    d.set_stream = (int (*)(void *, void *, char *, size_t))any;
+    t.device = &d;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL &&
+                   strstr(err, "device role"),
+               "a device role with only set_stream is refused");
+    d.get_stream = (void *(*)(void *))any;
+    d.dev_malloc = (int (*)(void *, void **, size_t, char *, size_t))any;
+    d.dev_free = (int (*)(void *, void *, char *, size_t))any;
+    d.dev_copy = (int (*)(void *, void *, const void *, size_t, char *, size_t))any;
+    d.dev_sync = fake_status;
+    d.getrf_gpu = (int (*)(void *, ls_precision, int, int, void *, int, int *, int *, char *,
+                           size_t))any;
+    d.getrs_gpu = (int (*)(void *, ls_precision, char, int, int, const void *, int, const int *,
+                           void *, int, int *, char *, size_t))any;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL,
+               "a device role without gesv_gpu is refused");
+    d.gesv_gpu = (int (*)(void *, ls_precision, int, int, void *, int, int *, void *, int, int *,
+                          char *, size_t))any;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == 0,
+               "a device role without the optional check_gpu passes");
+
+    /* mixed needs the device role */
+    ls_mixed_role mx = {.open = fake_mixed_open};
+    t.mixed = &mx;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == 0, "mixed with device passes");
+    t.device = NULL;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL &&
+                   strstr(err, "mixed"),
+               "mixed without the device role is refused");
+    t.mixed = NULL;
+
+    ls_batched_role bt = {0};
+    t.batched = &bt;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL,
+               "a batched role without run is refused");
+    t.batched = NULL;
+
+    /* sparse: the Krylov pair both or neither, direct optional */
+    ls_sparse_role sp = {.krylov_open = fake_krylov_open};
+    t.sparse = &sp;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == LS_EUNAVAIL &&
+                   strstr(err, "krylov"),
+               "krylov_open without krylov_close is refused");
+    sp.krylov_open = NULL;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == 0,
+               "an empty sparse role passes (each part optional)");
+
+    ls_dense_role dn = {0};
+    t.sparse = NULL;
+    t.dense = &dn;
+    f += lt_check(ls_backend_roles_check(&t, err, sizeof err) == 0,
+               "an empty dense role passes (each slot optional)");
+    return f;
+}
+
 int main(void)
 {
-    int f = test_status() + test_names() + test_flops() + test_residual() + test_solve_args();
+    int f = test_status() + test_names() + test_flops() + test_residual() + test_solve_args() +
+            test_roles_check();
     printf("core: %d failure(s)\n", f);
     return f;
 }

@@ -169,7 +169,8 @@ static int test_getrf(ls_context *ctx)
                 if (p == LS_DOUBLE) ((double *)g)[i] = ((double *)c)[i] = A[i];
                 else ((float *)g)[i] = ((float *)c)[i] = (float)A[i];
             }
-            int st = ctx->iface->getrf(ctx->bctx, p, m, n, g, m, ip_gpu, &info_gpu, err, sizeof err);
+            int st = ctx->iface->dense->getrf(ctx->bctx, p, m, n, g, m, ip_gpu, &info_gpu, err,
+                                              sizeof err);
             if (p == LS_DOUBLE)
                 ls_dgetrf(m, n, (double *)c, m, ip_cpu, &info_cpu, NULL);
             else

@@ -113,7 +113,7 @@ static int run_host_locked(const call *c, ls_precision prec, ls_context *ctx)
                        "or cuda)",
                        c->fn);
     if (ctx && ctx->iface && ctx->iface->batched)
-        return ctx->iface->batched(ctx->bctx, &job, err, errlen);
+        return ctx->iface->batched->run(ctx->bctx, &job, err, errlen);
     return ls_cpu_batched(&job, err, errlen);
 }
 
@@ -139,7 +139,7 @@ static int run_device_locked(const call *c, ls_precision prec, ls_context *ctx)
         return 0;
     ls_batched_job job;
     to_job(c, prec, 1, &job);
-    return ctx->iface->batched(ctx->bctx, &job, ctx->error, sizeof ctx->error);
+    return ctx->iface->batched->run(ctx->bctx, &job, ctx->error, sizeof ctx->error);
 }
 
 /* A shared context runs one call at a time (docs/threads.md). */

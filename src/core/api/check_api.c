@@ -62,7 +62,8 @@ static int check_locked(const check_call *c, ls_context *ctx)
     int open = ls_device_backend_open(ctx);
     if (open)
         return open;
-    if (!ctx->iface->check_gpu)
+    const ls_device_role *dev = ctx->iface->device;
+    if (!dev || !dev->check_gpu)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNSUPPORTED,
                        "%s: the fused check is not available on the %s backend: it needs the "
                        "CUDA backend",
@@ -87,7 +88,7 @@ static int check_locked(const check_call *c, ls_context *ctx)
     job.strideX = c->stride[2];
     job.eps = ls_eps(c->prec);
     job.out = c->dout;
-    return ctx->iface->check_gpu(ctx->bctx, &job, ctx->error, sizeof ctx->error);
+    return dev->check_gpu(ctx->bctx, &job, ctx->error, sizeof ctx->error);
 }
 
 int ls_check_batched_gpu(ls_precision prec, int n, int nrhs, ls_layout layoutA, const void *dA,

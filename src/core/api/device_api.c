@@ -32,15 +32,14 @@ int ls_device_backend_open(ls_context *ctx)
     return 0;
 }
 
-/* 0 when ctx has every device slot; else why, in ctx->error. */
+/* 0 when ctx's backend has the device role; else why, in ctx->error. */
 static int device_ctx(ls_context *ctx)
 {
     int st = ls_device_backend_open(ctx);
     if (st)
         return st;
     const ls_backend_iface *f = ctx->iface;
-    if (!f->set_stream || !f->get_stream || !f->dev_malloc || !f->dev_free || !f->dev_copy ||
-        !f->dev_sync || !f->getrf_gpu || !f->getrs_gpu || !f->gesv_gpu)
+    if (!f->device)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNSUPPORTED,
                        "the device API is not available on the %s backend: it needs the CUDA "
                        "backend",
@@ -53,7 +52,7 @@ static int arg_error(ls_context *ctx, const char *fn, int st, int *info, const c
 {
     char err[LS_ERRLEN];
     if (info)
-        ctx->iface->dev_copy(ctx->bctx, info, &st, sizeof st, err, sizeof err);
+        ctx->iface->device->dev_copy(ctx->bctx, info, &st, sizeof st, err, sizeof err);
     if (names)
         LS_FAIL(ctx->error, sizeof ctx->error, st, "%s: argument %d (%s) is illegal", fn, -st,
                 names[-st - 1]);
@@ -74,7 +73,7 @@ static int context_set_stream_body(ls_context *ctx, void *stream)
     int st = device_ctx(ctx);
     if (st)
         return st;
-    return ctx->iface->set_stream(ctx->bctx, stream, ctx->error, sizeof ctx->error);
+    return ctx->iface->device->set_stream(ctx->bctx, stream, ctx->error, sizeof ctx->error);
 }
 
 int ls_context_set_stream(ls_context *ctx, void *stream)
@@ -87,9 +86,9 @@ int ls_context_set_stream(ls_context *ctx, void *stream)
 
 void *ls_context_get_stream(const ls_context *ctx)
 {
-    if (!ctx || !ctx->iface || !ctx->iface->get_stream)
+    if (!ctx || !ctx->iface || !ctx->iface->device)
         return NULL;
-    return ctx->iface->get_stream(ctx->bctx);
+    return ctx->iface->device->get_stream(ctx->bctx);
 }
 
 static int device_malloc_body(ls_context *ctx, void **ptr, size_t bytes)
@@ -101,7 +100,8 @@ static int device_malloc_body(ls_context *ctx, void **ptr, size_t bytes)
         return st;
     if (!ptr)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EINVAL, "ls_device_malloc: ptr is NULL");
-    return ctx->iface->dev_malloc(ctx->bctx, ptr, bytes, ctx->error, sizeof ctx->error);
+    return ctx->iface->device->dev_malloc(ctx->bctx, ptr, bytes, ctx->error,
+                                          sizeof ctx->error);
 }
 
 int ls_device_malloc(ls_context *ctx, void **ptr, size_t bytes)
@@ -117,7 +117,7 @@ static int device_free_body(ls_context *ctx, void *ptr)
     int st = device_ctx(ctx);
     if (st || !ptr)
         return st;
-    return ctx->iface->dev_free(ctx->bctx, ptr, ctx->error, sizeof ctx->error);
+    return ctx->iface->device->dev_free(ctx->bctx, ptr, ctx->error, sizeof ctx->error);
 }
 
 int ls_device_free(ls_context *ctx, void *ptr)
@@ -136,7 +136,8 @@ static int device_copy_body(ls_context *ctx, void *dst, const void *src, size_t 
     if (!dst || !src)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EINVAL,
                        "ls_device_copy: %s is NULL for %zu bytes", dst ? "src" : "dst", bytes);
-    return ctx->iface->dev_copy(ctx->bctx, dst, src, bytes, ctx->error, sizeof ctx->error);
+    return ctx->iface->device->dev_copy(ctx->bctx, dst, src, bytes, ctx->error,
+                                        sizeof ctx->error);
 }
 
 int ls_device_copy(ls_context *ctx, void *dst, const void *src, size_t bytes)
@@ -152,7 +153,7 @@ static int device_synchronize_body(ls_context *ctx)
     int st = device_ctx(ctx);
     if (st)
         return st;
-    return ctx->iface->dev_sync(ctx->bctx, ctx->error, sizeof ctx->error);
+    return ctx->iface->device->dev_sync(ctx->bctx, ctx->error, sizeof ctx->error);
 }
 
 int ls_device_synchronize(ls_context *ctx)
@@ -177,8 +178,8 @@ static int getrf_gpu_body(ls_precision p, const char *fn, int m, int n, void *dA
     st = ls_check_getrf(m, n, dA, ldda, ipiv);
     if (st)
         return arg_error(ctx, fn, st, info, getrf_args);
-    st = ctx->iface->getrf_gpu(ctx->bctx, p, m, n, dA, ldda, ipiv, info, ctx->error,
-                               sizeof ctx->error);
+    st = ctx->iface->device->getrf_gpu(ctx->bctx, p, m, n, dA, ldda, ipiv, info, ctx->error,
+                                       sizeof ctx->error);
     return slot_status(ctx, st, info);
 }
 
@@ -203,8 +204,8 @@ static int getrs_gpu_body(ls_precision p, const char *fn, char trans, int n, int
         return arg_error(ctx, fn, st, info, getrs_args);
     /* real data: 'C' is 'T' */
     char t = trans == 'N' || trans == 'n' ? 'N' : 'T';
-    st = ctx->iface->getrs_gpu(ctx->bctx, p, t, n, nrhs, dA, ldda, ipiv, dB, lddb, info,
-                               ctx->error, sizeof ctx->error);
+    st = ctx->iface->device->getrs_gpu(ctx->bctx, p, t, n, nrhs, dA, ldda, ipiv, dB, lddb, info,
+                                       ctx->error, sizeof ctx->error);
     return slot_status(ctx, st, info);
 }
 
@@ -226,8 +227,8 @@ static int gesv_gpu_body(ls_precision p, const char *fn, int n, int nrhs, void *
     st = ls_check_gesv(n, nrhs, dA, ldda, ipiv, dB, lddb);
     if (st)
         return arg_error(ctx, fn, st, info, gesv_args);
-    st = ctx->iface->gesv_gpu(ctx->bctx, p, n, nrhs, dA, ldda, ipiv, dB, lddb, info, ctx->error,
-                              sizeof ctx->error);
+    st = ctx->iface->device->gesv_gpu(ctx->bctx, p, n, nrhs, dA, ldda, ipiv, dB, lddb, info,
+                                      ctx->error, sizeof ctx->error);
     return slot_status(ctx, st, info);
 }
 

@@ -19,9 +19,10 @@ static int FN(getrf_body)(int m, int n, REAL *A, int lda, int *ipiv, int *info, 
     if (st) return st;
     if (m == 0 || n == 0) return 0;
     int inf = 0;
-    if (ctx && ctx->iface && ctx->iface->getrf) {
-        st = ctx->iface->getrf(ctx->bctx, LSA_PREC, m, n, A, lda, ipiv, &inf, ctx->error,
-                               sizeof ctx->error);
+    const ls_dense_role *dr = ctx && ctx->iface ? ctx->iface->dense : NULL;
+    if (dr && dr->getrf) {
+        st = dr->getrf(ctx->bctx, LSA_PREC, m, n, A, lda, ipiv, &inf, ctx->error,
+                       sizeof ctx->error);
         if (st < 0) {
             if (info) *info = st;
             return st;
@@ -49,9 +50,10 @@ static int FN(getrs_body)(char trans, int n, int nrhs, const REAL *A, int lda, c
     int st = ls_check_getrs(trans, n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
     if (st || n == 0 || nrhs == 0) return st;
-    if (ctx && ctx->iface && ctx->iface->getrs) {
-        st = ctx->iface->getrs(ctx->bctx, LSA_PREC, upper_trans(trans), n, nrhs, A, lda, ipiv, B,
-                               ldb, ctx->error, sizeof ctx->error);
+    const ls_dense_role *dr = ctx && ctx->iface ? ctx->iface->dense : NULL;
+    if (dr && dr->getrs) {
+        st = dr->getrs(ctx->bctx, LSA_PREC, upper_trans(trans), n, nrhs, A, lda, ipiv, B, ldb,
+                       ctx->error, sizeof ctx->error);
         if (info) *info = st;
         return st;
     }
@@ -76,9 +78,10 @@ static int FN(gesv_body)(int n, int nrhs, REAL *A, int lda, int *ipiv, REAL *B, 
     int st = ls_check_gesv(n, nrhs, A, lda, ipiv, B, ldb);
     if (info) *info = st;
     if (st) return st;
-    if (n > 0 && nrhs > 0 && ctx && ctx->iface && ctx->iface->gesv) {
-        st = ctx->iface->gesv(ctx->bctx, LSA_PREC, n, nrhs, A, lda, ipiv, B, ldb, ctx->error,
-                              sizeof ctx->error);
+    const ls_dense_role *dr = ctx && ctx->iface ? ctx->iface->dense : NULL;
+    if (n > 0 && nrhs > 0 && dr && dr->gesv) {
+        st = dr->gesv(ctx->bctx, LSA_PREC, n, nrhs, A, lda, ipiv, B, ldb, ctx->error,
+                      sizeof ctx->error);
         if (info) *info = st;
         return st;
     }

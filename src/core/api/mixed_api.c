@@ -129,7 +129,7 @@ static int run_ops(ls_mixed_open_fn open, void *bctx, ls_mixed_problem *pb,
 static int copy_cols(ls_context *ctx, double *dst, int ldd, const double *src, int lds, int n,
                      int cols)
 {
-    const ls_backend_iface *f = ctx->iface;
+    const ls_device_role *f = ctx->iface->device;
     size_t es = sizeof(double);
     if (ldd == n && lds == n)
         return f->dev_copy(ctx->bctx, dst, src, (size_t)n * (size_t)cols * es, ctx->error,
@@ -146,7 +146,7 @@ static int copy_cols(ls_context *ctx, double *dst, int ldd, const double *src, i
 static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_opts *o,
                           ls_mixed_result *res)
 {
-    const ls_backend_iface *f = ctx->iface;
+    const ls_device_role *f = ctx->iface->device;
     char *err = ctx->error;
     size_t errlen = sizeof ctx->error, es = sizeof(double);
     size_t nn = (size_t)hp->n * (size_t)hp->n, nb = (size_t)hp->n * (size_t)hp->nrhs;
@@ -168,7 +168,7 @@ static int run_via_device(ls_context *ctx, ls_mixed_problem *hp, const ls_mixed_
         dp.ldb = hp->n;
         dp.X = dX;
         dp.ldx = hp->n;
-        st = run_ops(f->mixed_open, ctx->bctx, &dp, o, res, err, errlen);
+        st = run_ops(ctx->iface->mixed->open, ctx->bctx, &dp, o, res, err, errlen);
         hp->factor = dp.factor;
         hp->pivot = dp.pivot;
         /* X is zeros on a failure, never garbage: copy it whenever it exists */
@@ -219,8 +219,8 @@ static int dsgesv_any(int device, ls_context *ctx, int n, int nrhs, double *A, i
     ls_mixed_problem pb = {n, nrhs, A, lda, ipiv, B, ldb, X, ldx, o.factor,
                            o.restart, o.pivot};
     const ls_backend_iface *f = ctx ? ctx->iface : NULL;
-    int has_device = f && ctx->kind != LS_BACKEND_CPU && f->mixed_open && f->dev_malloc &&
-                     f->dev_copy && f->dev_free;
+    /* the mixed role comes with the device role (ls_backend_roles_check) */
+    int has_device = f && ctx->kind != LS_BACKEND_CPU && f->mixed && f->device;
     if (device && !has_device) {
         st = ctx && f && ctx->kind != LS_BACKEND_CPU ? LS_EUNSUPPORTED : LS_EUNAVAIL;
         LS_FAIL(err, errlen, st, "ls_dsgesv_gpu needs the CUDA backend; this context runs on %s",
@@ -236,7 +236,7 @@ static int dsgesv_any(int device, ls_context *ctx, int n, int nrhs, double *A, i
         return 0;
     }
     if (device)
-        st = run_ops(f->mixed_open, ctx->bctx, &pb, &o, res, err, errlen);
+        st = run_ops(f->mixed->open, ctx->bctx, &pb, &o, res, err, errlen);
     else if (has_device)
         st = run_via_device(ctx, &pb, &o, res);
     else

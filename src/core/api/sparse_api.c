@@ -44,7 +44,8 @@ int ls_csr_solve_iter_ctx(ls_context *ctx, const ls_csr *A, const double *b, dou
     ls_iter_report local;
     if (!rep)
         rep = &local;
-    if (on < 0 || !ctx->iface->csr_krylov_open || !ctx->iface->csr_krylov_close) {
+    const ls_sparse_role *sp = on > 0 ? ctx->iface->sparse : NULL;
+    if (on < 0 || !sp || !sp->krylov_open) {
         if (on > 0)
             on = LS_FAIL(msg, sizeof msg, LS_EUNSUPPORTED,
                          "unsupported: the %s backend has no sparse iterative solvers",
@@ -57,8 +58,8 @@ int ls_csr_solve_iter_ctx(ls_context *ctx, const ls_csr *A, const double *b, dou
         return on;
     }
     ls_context_enter(ctx);
-    int st = ls_csr_solve_iter_on(A, b, x, opt, rep, err, errlen, ctx->iface->csr_krylov_open,
-                                  ctx->iface->csr_krylov_close, ctx->bctx, ctx->device_name);
+    int st = ls_csr_solve_iter_on(A, b, x, opt, rep, err, errlen, sp->krylov_open,
+                                  sp->krylov_close, ctx->bctx, ctx->device_name);
     if (st)
         keep(ctx, rep->message);
     ls_context_leave(ctx);
@@ -71,7 +72,7 @@ int ls_csr_direct_available_ctx(ls_context *ctx)
     int on = which(ctx, msg, sizeof msg);
     if (on == 0)
         return ls_csr_direct_available();
-    return on > 0 && ctx->iface->csr_direct != NULL;
+    return on > 0 && ctx->iface->sparse && ctx->iface->sparse->direct != NULL;
 }
 
 int ls_csr_solve_direct_ctx(ls_context *ctx, const ls_csr *A, int nrhs, const double *B,
@@ -89,7 +90,8 @@ int ls_csr_solve_direct_ctx(ls_context *ctx, const ls_csr *A, int nrhs, const do
     rep->residual = NAN;
     rep->rcond = NAN;
     int st = on;
-    if (on > 0 && !ctx->iface->csr_direct)
+    const ls_sparse_role *sp = on > 0 ? ctx->iface->sparse : NULL;
+    if (on > 0 && (!sp || !sp->direct))
         st = LS_FAIL(msg, sizeof msg, LS_EUNSUPPORTED,
                      "unsupported: the %s backend has no sparse direct solver%s",
                      ctx->iface->name,
@@ -98,7 +100,7 @@ int ls_csr_solve_direct_ctx(ls_context *ctx, const ls_csr *A, int nrhs, const do
         st = ls_csr_direct_check(A, nrhs, B, ldb, X, ldx, msg, sizeof msg);
     if (st == 0) {
         ls_context_enter(ctx);
-        st = ctx->iface->csr_direct(ctx->bctx, A, nrhs, B, ldb, X, ldx, rep, msg, sizeof msg);
+        st = sp->direct(ctx->bctx, A, nrhs, B, ldb, X, ldx, rep, msg, sizeof msg);
         ls_context_leave(ctx);
         if (st == 0) {
             /* the verdict is the caller's residual, on the host's CSR */

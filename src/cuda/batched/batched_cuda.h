@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 struct ls_batched_job;
-/* ls_backend_iface.batched: host arrays (copied over and back) or, with
+/* ls_batched_role.run: host arrays (copied over and back) or, with
  * job->device, device arrays on the context's stream. */
 int lsc_batched(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 

@@ -148,19 +148,15 @@ static int lsc_print_info(void *bctx, FILE *out)
     return lsc_print_devices(out);
 }
 
-static const ls_backend_iface lsc_iface = {
-    .name = "cuda",
-    .abi = LS_PLUGIN_ABI,
-    .destroy = lsc_destroy,
-    .device_name = lsc_device_name,
-    .supports = lsc_supports,
-    .auto_method = lsc_auto_method,
-    .solve = lsc_solve,
-    .print_info = lsc_print_info,
+/* ls_?getrf/getrs/gesv on host arrays: copied over, solved, copied back */
+static const ls_dense_role lsc_dense = {
     .getrf = lsc_getrf_host,
-    .perf = &ls_cuda_perf_iface, /* measurement requests (src/cuda/perf) */
     .getrs = lsc_getrs_host,
-    /* the device-resident API (device_api.c) */
+    .gesv = lsc_gesv_host,
+};
+
+/* the device-resident API (device_api.c) */
+static const ls_device_role lsc_device = {
     .set_stream = lsc_set_stream,
     .get_stream = lsc_get_stream,
     .dev_malloc = lsc_dev_malloc,
@@ -170,15 +166,42 @@ static const ls_backend_iface lsc_iface = {
     .getrf_gpu = lsc_getrf_gpu,
     .getrs_gpu = lsc_getrs_gpu,
     .gesv_gpu = lsc_gesv_gpu,
-    .gesv = lsc_gesv_host,
-    .mixed_open = lsc_mixed_open, /* ls_dsgesv(_gpu) (mixed_cuda.c) */
-    .batched = lsc_batched, /* ls_?*_batched(_gpu) (batched.c) */
-    .csr_krylov_open = lsc_csr_krylov_open, /* ls_csr_solve_iter_ctx (sparse_krylov.c) */
-    .csr_krylov_close = lsc_csr_krylov_close,
-#ifdef LS_HAVE_CUDSS
-    .csr_direct = lsc_csr_direct, /* ls_csr_solve_direct_ctx (sparse_direct.c) */
-#endif
     .check_gpu = lsc_check_gpu, /* ls_check_batched_gpu (check.c, k_check.cu) */
+};
+
+/* ls_dsgesv(_gpu) (mixed_cuda.c) */
+static const ls_mixed_role lsc_mixed = {
+    .open = lsc_mixed_open,
+};
+
+/* ls_?*_batched(_gpu) (batched.c) */
+static const ls_batched_role lsc_batched_role = {
+    .run = lsc_batched,
+};
+
+static const ls_sparse_role lsc_sparse = {
+    .krylov_open = lsc_csr_krylov_open, /* ls_csr_solve_iter_ctx (sparse_krylov.c) */
+    .krylov_close = lsc_csr_krylov_close,
+#ifdef LS_HAVE_CUDSS
+    .direct = lsc_csr_direct, /* ls_csr_solve_direct_ctx (sparse_direct.c) */
+#endif
+};
+
+static const ls_backend_iface lsc_iface = {
+    .name = "cuda",
+    .abi = LS_PLUGIN_ABI,
+    .destroy = lsc_destroy,
+    .device_name = lsc_device_name,
+    .supports = lsc_supports,
+    .auto_method = lsc_auto_method,
+    .solve = lsc_solve,
+    .print_info = lsc_print_info,
+    .dense = &lsc_dense,
+    .device = &lsc_device,
+    .mixed = &lsc_mixed,
+    .batched = &lsc_batched_role,
+    .sparse = &lsc_sparse,
+    .perf = &ls_cuda_perf_iface, /* measurement requests (src/cuda/perf) */
 };
 
 LS_API int ls_plugin_open(const ls_core_services *core, int device,

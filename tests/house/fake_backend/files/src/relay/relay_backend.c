@@ -1,8 +1,9 @@
 /* The relay backend: what a plugin must provide and nothing more (the
- * required slots of ls_backend_iface and the three entry points of
- * core/backend.h). It runs method lu by calling ls_dgesv / ls_sgesv without
- * a context, i.e. on the CPU reference, so its answers are the CPU's; it
- * exists to count the files a new backend touches (tests/house). */
+ * required core slots of ls_backend_iface, every role table left NULL, and
+ * the three entry points of core/backend.h). It runs method lu by calling
+ * ls_dgesv / ls_sgesv without a context, i.e. on the CPU reference, so its
+ * answers are the CPU's; it exists to count the files a new backend touches
+ * (tests/house). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,9 @@ static const ls_backend_iface relay_iface = {
     .supports = relay_supports,
     .auto_method = relay_auto_method,
     .solve = relay_solve,
+    /* no role: ls_?getrf/getrs/gesv run the CPU reference, the device,
+     * mixed-device, batched-device and sparse-device calls are
+     * LS_EUNSUPPORTED (core/backend.h) */
 };
 
 LS_API int ls_plugin_abi(void) { return LS_PLUGIN_ABI; }
