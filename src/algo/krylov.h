@@ -2,7 +2,7 @@
  * The sparse Krylov methods written once over a table of vector operations
  * (krylov_csr.c drives them; bicgstab_csr.c, gmres_csr.c and cg_csr.c are
  * the methods): the same code runs on the host (the CPU's ls_kr_host_ops,
- * cpu/krylov_csr.h) and on a device (a backend's csr_krylov_open,
+ * cpu/krylov_csr.h) and on a device (a backend's sparse role, krylov_open,
  * core/backend.h). Double precision, 64-bit indices.
  */
 #ifndef LS_ALGO_KRYLOV_H
@@ -51,8 +51,8 @@ typedef struct ls_krylov_out {
 
 /* The vector operations the Krylov methods are written in, so that one
  * algorithm runs on the host (ls_kr_host_ops) or on a device (a backend's
- * csr_krylov_open). Vectors are n doubles in the ops' own memory; scalars
- * come back to the host. An op that fails on a device records it (status)
+ * sparse role, krylov_open). Vectors are n doubles in the ops' own memory;
+ * scalars come back to the host. An op that fails on a device records it (status)
  * and returns NaN where it returns a value, which the methods treat as a
  * breakdown; the caller then reports the recorded status. */
 typedef struct ls_kr_ops {

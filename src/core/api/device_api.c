@@ -1,6 +1,6 @@
 /* The device-resident API (linsolve.h, MAGMA's _gpu routines): which
  * contexts can run it, LAPACK's argument checks, then the backend's
- * optional device slots (core/backend.h). The core never touches device
+ * device role (core/backend.h). The core never touches device
  * memory itself: info may live there, so even an argument error's -i is
  * written through the backend. */
 #include <stdio.h>

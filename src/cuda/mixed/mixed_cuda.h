@@ -10,7 +10,7 @@ extern "C" {
 
 struct ls_cuda_ctx; /* cuda_backend.h */
 
-/* The backend's mixed_open slot: refuses A, B or X outside this GPU's
+/* The mixed role's open slot: refuses A, B or X outside this GPU's
  * memory (-3, -6, -8), resolves pb->pivot (auto: rbt from n = 1024 or the
  * order in LS_CUDA_MIXED_RBT_MIN_N, else partial) and pb->factor (auto:
  * fp64 without interchanges; else fp32, or tf32 from the order in

@@ -2,7 +2,7 @@
  * The CUDA backend's sparse direct solver (ls_csr_solve_direct_ctx): NVIDIA
  * cuDSS's LU of a general matrix (fill-reducing reordering, pivoting) on a
  * device copy of the caller's host CSR. Built only when CMake found cuDSS
- * (LS_HAVE_CUDSS); without it the backend's csr_direct slot stays NULL and
+ * (LS_HAVE_CUDSS); without it the sparse role's direct slot stays NULL and
  * the core answers LS_EUNSUPPORTED, naming cuDSS.
  */
 #ifdef LS_HAVE_CUDSS
