@@ -27,18 +27,27 @@
 #            iterative methods (CG, BiCGSTAB, GMRES) are all there.
 #   OpenCL   the ICD loader is Debian's (dlopen@2.34) and none is on PyPI.
 #   MPI      liblinsolve_dist is never part of the wheel.
-#   CUDA     nvcc 13.0 will not take zig as its host compiler: zig's clang is
-#            newer than it accepts (-allow-unsupported-compiler passes that),
-#            CUDA's headers refuse libc++ (zig c++'s library) on x86, and with
-#            GCC's libstdc++ headers instead, zig's glibc headers declare
-#            glibc 2.42's rsqrt/rsqrtf whatever the target version (with
-#            _GNU_SOURCE, which C++ sets), which clash with CUDA's own.
+#
+# The CUDA plugin (when nvcc is found, or LS_WITH_CUDA=ON; LS_WITH_CUDA=OFF
+# leaves it out) is compiled by nvcc with its usual host compiler, GCC and
+# the system's headers, and LINKED by zig (cmake/wheel-zig-cuda.cmake, as
+# CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA): glibc symbol versions are bound when
+# a shared object is linked, against zig's glibc 2.28 stubs here, and the
+# static CUDA runtime was built on an old glibc. nvcc 13.0 will not take zig
+# itself as its host compiler: zig's clang is newer than it accepts
+# (-allow-unsupported-compiler passes that), CUDA's headers refuse libc++
+# (zig c++'s library) on x86, and with GCC's libstdc++ headers instead, zig's
+# glibc headers declare glibc 2.42's rsqrt/rsqrtf whatever the target version
+# (with _GNU_SOURCE, which C++ sets), which clash with CUDA's own. The
+# plugin's cuBLAS, cuSOLVER and cuSPARSE come from NVIDIA's wheels, as in the
+# system toolchain's wheel (scripts/build-wheel.sh).
 
 # Prints nothing; fills the array zig_cfg (pip --config-settings for
 # CMake) and zig_libpath (where auditwheel finds the grafted libraries).
 #   $1 the work folder   $2 the tools venv's python
 ls_zig_prepare() {
-  local work=$1 tpy=$2 z
+  local work=$1 tpy=$2 z root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   z=$work/zig
   rm -rf "$z"
   mkdir -p "$z/pyinc"
@@ -106,6 +115,9 @@ EOF
            --config-settings=cmake.define.LS_WITH_UMFPACK=OFF
            --config-settings=cmake.define.LS_WITH_MPI=OFF
            --config-settings=cmake.define.LS_WITH_OPENCL=OFF
-           --config-settings=cmake.define.LS_WITH_CUDA=OFF)
+           --config-settings=cmake.define.CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA="$root/cmake/wheel-zig-cuda.cmake")
+  if [ -n "${LS_WITH_CUDA:-}" ]; then
+    zig_cfg+=(--config-settings=cmake.define.LS_WITH_CUDA="$LS_WITH_CUDA")
+  fi
   zig_libpath=$z:$ob_dir:$omp/lib
 }
