@@ -31,7 +31,6 @@ if(NOT CMAKE_C_COMPILER_LOADED)
   return()
 endif()
 set(_ls_host "${CMAKE_CUDA_HOST_LINK_LAUNCHER}")
-set(CMAKE_CUDA_HOST_LINK_LAUNCHER "${CMAKE_C_COMPILER}")
 set(_ls_runtime "")
 foreach(_ls_lib libstdc++.so.6 libgcc_s.so.1)
   execute_process(COMMAND "${_ls_host}" -print-file-name=${_ls_lib}
@@ -45,6 +44,14 @@ endforeach()
 # -z defs: every symbol is found at link time, so none can escape the check
 # of its glibc version by staying unversioned
 set(CMAKE_CUDA_STANDARD_LIBRARIES "${_ls_runtime} -Wl,-z,defs")
+# CMake's own rule with the C compiler in the host compiler's place. Not by
+# setting CMAKE_CUDA_HOST_LINK_LAUNCHER: CMake writes that into the build
+# tree's CMakeCUDACompiler.cmake, where the next configure would take zig for
+# nvcc's host compiler. CUDA executables (none in a wheel) keep the host
+# compiler.
+set(CMAKE_CUDA_CREATE_SHARED_LIBRARY "\"${CMAKE_C_COMPILER}\" <CMAKE_SHARED_LIBRARY_CUDA_FLAGS> \
+<LINK_FLAGS> <CMAKE_SHARED_LIBRARY_CREATE_CUDA_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> \
+<OBJECTS> <LINK_LIBRARIES>${__IMPLICIT_LINKS}")
 unset(_ls_runtime)
 unset(_ls_host)
 unset(_ls_path)
