@@ -1,5 +1,6 @@
 # Sourced by scripts/build-wheel.sh when LS_WHEEL_TOOLCHAIN=zig: the pieces
-# of a manylinux_2_28 wheel built on a newer glibc, every one from PyPI.
+# of a manylinux_2_28 wheel built on a newer glibc, every one from PyPI
+# (but the machine's CUDA toolkit and GCC for the CUDA plugin, see below).
 #
 #   ziglang           `zig cc -target x86_64-linux-gnu.2.28`: clang with
 #                     glibc 2.28's headers and link stubs, so every glibc
