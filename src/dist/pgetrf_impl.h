@@ -1,6 +1,6 @@
 /*
  * Right-looking blocked LU with partial pivoting on the 2-D block-cyclic
- * layout, written once for REAL (instantiated by pgetrf.c). For each block
+ * layout, written once for REAL (instantiated by api.c). For each block
  * column of nb columns:
  *   1. the owning process column factors the panel, one column at a time:
  *      a single allreduce over the column finds the pivot (largest |a|, the

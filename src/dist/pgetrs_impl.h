@@ -1,6 +1,6 @@
 /*
  * Solve sub(A) X = sub(B) with the distributed factors, written once for
- * REAL (instantiated by pgetrs.c). The pivots are gathered into one global
+ * REAL (instantiated by api.c). The pivots are gathered into one global
  * list and applied to B as a single all-to-all of the rows that move; then
  * block by block, forward with L and backward with U: the block column of
  * the factor is broadcast along process rows, the diagonal process row

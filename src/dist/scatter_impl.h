@@ -1,6 +1,6 @@
 /*
  * A whole global matrix between one rank and the block-cyclic layout,
- * written once for REAL (instantiated by scatter.c): the root packs each
+ * written once for REAL (instantiated by api.c): the root packs each
  * rank's local piece in turn and sends it (one message per rank).
  */
 #include "../common/real_macros.h"
