@@ -271,24 +271,33 @@ static void x_ws_free(void *ctx, void *ptr)
 
 /* ---- row moves ---- */
 
-static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const int *c0,
-                    const int *nc, int nrows, const int *rows, void *buf, int pack)
+/* The row index lists on the device: room for count entries in c->drows,
+ * then lists[i] (n entries each) copied there one after another. Pageable
+ * sources: each copy returns once its list has been read. 0 on failure. */
+static int index_lists(ce *c, int n, int nlists, const int *const *lists)
 {
-    if (nrows <= 0 || c->status)
-        return;
-    if ((size_t)nrows > c->drows_cap) {
+    const size_t count = (size_t)n * (size_t)nlists;
+    if (count > c->drows_cap) {
         cudaFree(c->drows);
         c->drows = NULL;
         c->drows_cap = 0;
-        if (!ec_cu_ok(c, cudaMalloc((void **)&c->drows, (size_t)nrows * sizeof(int)), "index list"))
-            return;
-        c->drows_cap = (size_t)nrows;
+        if (!ec_cu_ok(c, cudaMalloc((void **)&c->drows, count * sizeof(int)), "index list"))
+            return 0;
+        c->drows_cap = count;
     }
-    /* pageable source: the call returns once rows has been read */
-    if (!ec_cu_ok(c,
-                  cudaMemcpyAsync(c->drows, rows, (size_t)nrows * sizeof(int),
-                                  cudaMemcpyHostToDevice, c->cur),
-                  "index list"))
+    for (int i = 0; i < nlists; ++i)
+        if (!ec_cu_ok(c,
+                      cudaMemcpyAsync(c->drows + (size_t)i * (size_t)n, lists[i],
+                                      (size_t)n * sizeof(int), cudaMemcpyHostToDevice, c->cur),
+                      "index list"))
+            return 0;
+    return 1;
+}
+
+static void rows_op(ce *c, ls_precision p, void *X, int ldx, int nranges, const int *c0,
+                    const int *nc, int nrows, const int *rows, void *buf, int pack)
+{
+    if (nrows <= 0 || c->status || !index_lists(c, nrows, 1, &rows))
         return;
     PF_BEGIN(c, K_ROWS);
     ec_cu_ok(c,
@@ -316,30 +325,13 @@ static int x_move_rows(void *ctx, ls_precision p, void *X, int ldx, int nranges,
     ce *c = ctx;
     if ((size_t)nrows * ec_esz(p) > LS_DIST_K_MOVE_SMEM)
         return 1; /* the caller packs and unpacks */
-    if (nrows <= 0 || c->status)
-        return 0;
-    if (2 * (size_t)nrows > c->drows_cap) {
-        cudaFree(c->drows);
-        c->drows = NULL;
-        c->drows_cap = 0;
-        if (!ec_cu_ok(c, cudaMalloc((void **)&c->drows, 2 * (size_t)nrows * sizeof(int)),
-                      "index list"))
-            return 0;
-        c->drows_cap = 2 * (size_t)nrows;
-    }
-    if (!ec_cu_ok(c,
-                  cudaMemcpyAsync(c->drows, dst, (size_t)nrows * sizeof(int),
-                                  cudaMemcpyHostToDevice, c->cur),
-                  "index list") ||
-        !ec_cu_ok(c,
-                  cudaMemcpyAsync(c->drows + nrows, src, (size_t)nrows * sizeof(int),
-                                  cudaMemcpyHostToDevice, c->cur),
-                  "index list"))
+    const int *lists[2] = {dst, src};
+    if (nrows <= 0 || c->status || !index_lists(c, nrows, 2, lists))
         return 0;
     PF_BEGIN(c, K_ROWS);
     ec_cu_ok(c,
              (cudaError_t)ls_dist_k_move(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows, c->drows,
-                                         c->drows + nrows, c->cur),
+                                         c->drows + nrows, c->sms, c->cur),
              "k_move");
     PF_END(c);
     return 0;
@@ -524,8 +516,11 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
         }
     }
     struct cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
         snprintf(prop.name, sizeof prop.name, "?");
+        prop.multiProcessorCount = 1;
+    }
+    c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     snprintf(c->name, sizeof c->name, "cuda:%d %s, %s", device, prop.name,
              c->use_nccl ? "nccl" : "host-staged mpi");
     if (c->status) {

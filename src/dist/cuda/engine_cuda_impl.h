@@ -33,6 +33,7 @@ typedef struct prof {
 typedef struct ce {
     ls_dist_engine e; /* first: the table's context is this struct */
     int device, use_nccl;
+    int sms; /* the device's SM count, for the grids of k_dist.cu */
     cudaStream_t s, c, p; /* compute; communication; the look-ahead's panel */
     cudaStream_t cur;     /* where compute work goes now: s, or p between use_fork */
     cudaEvent_t ev_s, ev_c, ev_f, ev_p;

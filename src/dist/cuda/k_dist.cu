@@ -1,8 +1,8 @@
 /*
- * The few device kernels the CUDA local engine needs beyond cuBLAS: rows
- * packed into and out of a contiguous buffer by an index list (the
- * interchanges of the distributed LU), and getf2's division by a pivot too
- * small to invert.
+ * The few device kernels the CUDA local engine needs beyond cuBLAS: the
+ * interchanges of the distributed LU, as rows packed into and out of a
+ * contiguous buffer by an index list (k_rows) or, on one process row, moved
+ * in place (k_move), and getf2's division by a pivot too small to invert.
  */
 #include <cuda_runtime.h>
 
@@ -110,7 +110,7 @@ extern "C" int ls_dist_k_rows(int dbl, void *X, long long ldx, int nranges, cons
 
 extern "C" int ls_dist_k_move(int dbl, void *X, long long ldx, int nranges, const int *c0,
                               const int *nc, int nrows, const int *ddst, const int *dsrc,
-                              cudaStream_t s)
+                              int sms, cudaStream_t s)
 {
     const int nc0 = nc[0], nc1 = nranges > 1 ? nc[1] : 0, width = nc0 + nc1;
     const size_t smem = (size_t)nrows * (dbl ? sizeof(double) : sizeof(float));
@@ -118,10 +118,6 @@ extern "C" int ls_dist_k_move(int dbl, void *X, long long ldx, int nranges, cons
         return 0;
     if (smem > LS_DIST_K_MOVE_SMEM)
         return (int)cudaErrorInvalidValue;
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return (int)cudaGetLastError();
     const int blocks = width < 8 * sms ? width : 8 * sms; /* a column each, looping */
     const int c01 = nranges > 1 ? c0[1] : 0;
     if (dbl)
