@@ -2,7 +2,9 @@
  * The benchmark's peer: cuSOLVERMg's getrf + getrs (FP64) on devices
  * 0 .. ngpus-1 of this host, driven by this one process, on exactly the
  * matrix that liblinsolve's distributed LU solves (ls_generate_block) and
- * b = A * ones summed as the serial CLI sums it.
+ * b = A * ones summed as the serial CLI sums it. The random kind is drawn
+ * on the devices, in place (k_gen.cu); the other kinds on the host, kept
+ * there when A takes at most half the RAM, else drawn again for every run.
  *
  * Layout: cuSOLVERMg's 1-D column block-cyclic one over a 1 x ngpus grid;
  * column block k (nb wide) lives on device k % ngpus at local column
@@ -23,13 +25,16 @@
 #include <cusolverMg.h>
 
 #include "dist_cuda.h"
+#include "k_gen.h"
 
 typedef struct mg {
     const ls_dist_peer_args *a;
     ls_dist_peer_result *r;
     int n, nb, g, nblk;
     size_t lcap;           /* local columns allocated per device: whole tiles */
-    double *A0, *panel;    /* pristine host A, or NULL and an n x nb panel */
+    int devgen;            /* A drawn on the devices (k_gen.cu): the random kind */
+    double *A0, *panel;    /* pristine host A, or NULL and an n x nb panel (host drawn) */
+    double *dG;            /* devgen: device 0's b (n) and b - A x or sum |a_ij| (n) */
     double *b, *x, *rsum;  /* one allocation; rsum: row sums of |a_ij|, later b - A x */
     double anorm, *t;      /* t: the timed runs */
     void **dA, **dB, **dW; /* per device; dB[0] alone holds b (one column) */
@@ -99,8 +104,9 @@ static int block(mg *m, int k, int fresh, const double **out)
     return 0;
 }
 
-/* Host buffers, then b = A * ones (column by column in increasing order,
- * as the CLI sums it) and ||A||inf. */
+/* Host buffers, then (host-drawn A) b = A * ones, column by column in
+ * increasing order as the CLI sums it, and ||A||inf; a device-drawn A gets
+ * them from dev_sums. */
 static int host_setup(mg *m)
 {
     int st = 0;
@@ -115,6 +121,12 @@ static int host_setup(mg *m)
     m->dP = calloc(g, sizeof(int *));
     m->ids = malloc(sizeof(int) * g);
     m->peer = calloc(g * g, 1);
+    if (!m->t || !m->b || !m->dA || !m->dP || !m->ids || !m->peer)
+        return fail(m, LS_ENOMEM, __LINE__, "out of host memory (n = %d)", m->n);
+    for (int d = 0; d < m->g; ++d)
+        m->ids[d] = d;
+    if (m->devgen)
+        return 0;
     /* a pristine copy spares regenerating A for every run; only where it
      * takes at most half the RAM, since overcommit lets malloc promise more */
     const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -122,11 +134,8 @@ static int host_setup(mg *m)
         m->A0 = malloc(sizeof(double) * n * n);
     if (!m->A0)
         m->panel = malloc(sizeof(double) * n * (size_t)m->nb);
-    if (!m->t || !m->b || !m->dA || !m->dP || !m->ids || !m->peer ||
-        !(m->A0 || m->panel))
+    if (!(m->A0 || m->panel))
         return fail(m, LS_ENOMEM, __LINE__, "out of host memory (n = %d)", m->n);
-    for (int d = 0; d < m->g; ++d)
-        m->ids[d] = d;
     for (int k = 0; k < m->nblk; ++k) {
         const double *p = NULL;
         TRY(block(m, k, 1, &p));
@@ -199,6 +208,28 @@ static int dev_setup(mg *m)
         CK_CUDA("cudaSetDevice", cudaSetDevice(d));
         TRY(dev_malloc(m, d, &m->dW[d], w_b, sum + w_b, "A, b, ipiv, workspace"));
     }
+    if (m->devgen) {
+        CK_CUDA("cudaSetDevice", cudaSetDevice(0));
+        TRY(dev_malloc(m, 0, (void **)&m->dG, 2 * b_b, sum + w_b + 2 * b_b,
+                       "A, b, ipiv, workspace, b and r"));
+    }
+    return 0;
+}
+
+/* Device-drawn A: b = A * ones and the row sums of |A| on device 0, kept
+ * in dG for the residual; ||A||inf on the host. */
+static int dev_sums(mg *m)
+{
+    int st = 0;
+    const size_t n = (size_t)m->n;
+    CK_CUDA("cudaSetDevice", cudaSetDevice(0));
+    CK_CUDA("k_gen rowsums", ls_dist_k_gen_random_rowsums(m->n, m->a->seed, m->dG,
+                                                          m->dG + n, 0));
+    CK_CUDA("cudaMemcpy (b)", cudaMemcpy(m->b, m->dG, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    CK_CUDA("cudaMemcpy (row sums)",
+            cudaMemcpy(m->rsum, m->dG + n, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i)
+        m->anorm = m->rsum[i] > m->anorm || isnan(m->rsum[i]) ? m->rsum[i] : m->anorm;
     return 0;
 }
 
@@ -217,7 +248,12 @@ static int upload(mg *m)
 {
     int st = 0;
     const size_t n = (size_t)m->n;
-    for (int k = 0; k < m->nblk; ++k) {
+    for (int d = 0; m->devgen && d < m->g; ++d) {
+        CK_CUDA("cudaSetDevice", cudaSetDevice(d));
+        CK_CUDA("k_gen cols", ls_dist_k_gen_random_cols(m->n, m->nb, m->g, d, (long long)m->lcap,
+                                                        m->dA[d], m->n, m->a->seed, 0));
+    }
+    for (int k = 0; !m->devgen && k < m->nblk; ++k) {
         const double *p = NULL;
         const int d = k % m->g;
         TRY(block(m, k, 0, &p));
@@ -277,8 +313,14 @@ static int residual(mg *m)
     CK_CUDA("cudaSetDevice", cudaSetDevice(0));
     CK_CUDA("cudaMemcpy (x)",
             cudaMemcpy(m->x, m->dB[0], sizeof(double) * n, cudaMemcpyDeviceToHost));
-    memcpy(m->rsum, m->b, sizeof(double) * n);
-    for (int k = 0; k < m->nblk; ++k) {
+    if (m->devgen) { /* dG holds b; r = b - A x beside it */
+        CK_CUDA("k_gen residual", ls_dist_k_gen_random_residual(m->n, m->a->seed, m->dB[0],
+                                                                m->dG, m->dG + n, 0));
+        CK_CUDA("cudaMemcpy (r)",
+                cudaMemcpy(m->rsum, m->dG + n, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    } else
+        memcpy(m->rsum, m->b, sizeof(double) * n);
+    for (int k = 0; !m->devgen && k < m->nblk; ++k) {
         const double *p = NULL;
         TRY(block(m, k, 0, &p));
         const double *x = m->x + (size_t)k * (size_t)m->nb;
@@ -317,6 +359,8 @@ static void release(mg *m)
         cudaFree(m->dB[d]);
         cudaFree(m->dW[d]);
         cudaFree(m->dP[d]);
+        if (d == 0)
+            cudaFree(m->dG);
         for (int e = 0; e < m->g; ++e)
             if (m->peer[d * m->g + e]) /* leave peer access as we found it */
                 cudaDeviceDisablePeerAccess(e);
@@ -374,9 +418,12 @@ int ls_dist_cuda_peer_cusolvermg(int abi, const ls_dist_peer_args *a, ls_dist_pe
     m.nblk = (m.n + m.nb - 1) / m.nb;
     m.lcap = (size_t)((m.nblk + m.g - 1) / m.g) * (size_t)m.nb;
     (void)cudaGetDevice(&dev0);
+    m.devgen = a->kind == LS_GEN_RANDOM;
     int st = host_setup(&m);
     if (st == 0)
         st = dev_setup(&m);
+    if (st == 0 && m.devgen)
+        st = dev_sums(&m);
     if (st == 0)
         st = runs(&m);
     if (st == 0) {
