@@ -101,6 +101,10 @@
       "the distributed LU's host allocations fail on this rank; -1 or unset: none")             \
     X(DIST_LOOKAHEAD, BOOL, TUNING, ONCE, "dist", 1, 0, 1, "",                                  \
       "the distributed LU factors panel k+1 while panel k's update runs; 0 turns it off")       \
+    X(DIST_PANEL, CHOICE, TUNING, ONCE, "dist", 0, 0, 0, "auto|gather|column",                 \
+      "panel of the distributed LU on grids with several process rows: gathered whole on "      \
+      "every rank of its process column and factored there by the engine's getrf, or searched " \
+      "column by column (one pivot allreduce a column); auto gathers on device engines")       \
     X(DIST_TRANSPORT, CHOICE, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 0, "auto|nccl|mpi",  \
       "how the distributed CUDA engine moves data between GPUs: auto (NCCL where it can), "     \
       "NCCL or MPI")                                                                            \

@@ -5,7 +5,9 @@
  *   1. the owning process column factors the panel, one column at a time:
  *      a single allreduce over the column finds the pivot (largest |a|, the
  *      smallest row on ties, as LAPACK's idamax) and carries the pivot row
- *      and row j to every rank, so the swap costs no further message;
+ *      and row j to every rank, so the swap costs no further message; or
+ *      gathered whole on every rank of the column and factored by the
+ *      engine's getrf (panel_gather_impl.h; device engines by default);
  *   2. the panel (L) and its pivots are broadcast along process rows;
  *   3. the panel's interchanges reach the other columns as one all-to-all
  *      of the rows that move, within each process column;
@@ -19,6 +21,8 @@
 
 #define PREC_ (sizeof(REAL) == sizeof(double) ? LS_DOUBLE : LS_SINGLE)
 #define MPIT_ (sizeof(REAL) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT)
+
+#include "panel_gather_impl.h"
 
 /* MPI reduction of pivot records: the larger |candidate| wins, the smaller
  * row on ties; row j's contents travel with whichever record has them. */
@@ -60,10 +64,12 @@ typedef struct FN(getrf_ws) {
     int *label, *touched, *dst, *src;
     void *block;    /* host */
     void *eblock;   /* engine memory apart from block (device engines) */
+    FN(gather_ws) gather; /* several process rows: the gathered panel (or zeroed) */
 } FN(getrf_ws);
 
 static void FN(getrf_free)(const ls_grid *g, FN(getrf_ws) *w)
 {
+    FN(gather_free)(g, &w->gather);
     free(w->block);
     if (w->eblock)
         g->engine->ws_free(g->engine->context, w->eblock);
@@ -128,7 +134,7 @@ static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int
     w->src = w->dst + 2 * nb;
     for (int i = 0; i < m; ++i)
         w->label[i] = -1;
-    return 0;
+    return FN(gather_alloc)(g, m, ia0, d, &w->gather);
 }
 
 /* Factor one panel on its process column; hdr[0] = first zero pivot
@@ -159,6 +165,8 @@ static int FN(panel)(ls_grid *g, REAL *A, int lld, int ia0, int j0, int jb, int 
             hdr[1 + c] = (int)ls_dist_l2g(ls0 + hdr[1 + c] - 1, nb, me, rsrc, np) - ia0;
         return 0;
     }
+    if (w->gather.S)
+        return FN(panel_gathered)(g, A, lld, ia0, j0, jb, lc, d, &w->gather, hdr);
     for (int c = 0; c < jb; ++c) {
         const int gj = ia0 + j0 + c;
         const int ls = ls_dist_count(gj, nb, me, rsrc, np);
