@@ -22,8 +22,9 @@
 #   6. python/tests with pytest, GPU tests included (they skip without a
 #      CUDA device; the report counts how many of test_gpu*.py ran), under
 #      a time limit
-# Everything goes to $OUT/wheel-gpu-check.txt (pytest's JUnit XML to
-# $OUT/wheel-gpu-check-pytest.xml); one summary line to stdout.
+# Everything goes to $OUT/wheel-gpu-check.txt (pytest's output, also on its
+# own as it runs, to wheel-gpu-check-pytest.txt, its JUnit XML to
+# wheel-gpu-check-pytest.xml); one summary line to stdout.
 #
 # Settings (environment):
 #   OUT            the report's folder (required)
@@ -31,7 +32,8 @@
 #   WHEEL_DIR      where the wheels are (default .whl)
 #   LS_GIT_COMMIT  the commit of this tree, when `git rev-parse` cannot tell
 #                  (no .git); else the file LS_COMMIT_FILE (default COMMIT)
-#   LS_TEST_TIMEOUT_S  pytest's limit in seconds (default 900)
+#   LS_TEST_TIMEOUT_S  pytest's limit in seconds (default 420: the whole
+#                  run stays within a 10-minute job); SIGKILL 20 s later
 #   LS_VENV_WITHOUT_PIP=1  make the venv without pip, as happens anyway when
 #                  PYTHON lacks ensurepip (a test of that path)
 # pip: the venv's own; without ensurepip, PYTHON's venv's pip, else a
@@ -51,7 +53,7 @@ done
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
 wheel_dir=${WHEEL_DIR:-$root/.whl}
-timeout_s=${LS_TEST_TIMEOUT_S:-900}
+timeout_s=${LS_TEST_TIMEOUT_S:-420}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 report=$OUT/wheel-gpu-check.txt
@@ -76,7 +78,9 @@ summary() {  # the one line on stdout, also the report's last
 # --- where and what
 commit=${LS_GIT_COMMIT:-}
 commit_from="LS_GIT_COMMIT"
-if [ -z "$commit" ] && commit=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
+# only this tree's own repository, not one of a folder above it
+if [ -z "$commit" ] && [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" = "$root" ] &&
+   commit=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
   commit_from="git rev-parse"
 fi
 commit_file=${LS_COMMIT_FILE:-$root/COMMIT}
@@ -191,7 +195,7 @@ run=(env -u LINSOLVE_BUILD_DIR -u LINSOLVE_PREFIX -u LS_PLUGIN_DIR
 mkdir -p "$work/run"
 cd "$work/run" || exit 1
 section "other GPU packages in reach (informative)"
-"${run[@]}" "$vpy" - >>"$report" 2>&1 <<'EOF'
+"${run[@]}" timeout -k 10 120 "$vpy" - >>"$report" 2>&1 <<'EOF'
 import importlib
 for name in ("numpy", "scipy", "torch", "cupy", "jax"):
     try:
@@ -206,7 +210,8 @@ for name in ("numpy", "scipy", "torch", "cupy", "jax"):
     print(f"{name} {getattr(m, '__version__', '?')} at {m.__file__}{extra}")
 EOF
 section "linsolve.show_config()"
-"${run[@]}" LS_VENV="$venv" ALLOW_CPU=$allow_cpu "$vpy" - >"$work/config.txt" 2>&1 <<'EOF'
+"${run[@]}" LS_VENV="$venv" ALLOW_CPU=$allow_cpu timeout -k 10 120 "$vpy" - \
+  >"$work/config.txt" 2>&1 <<'EOF'
 import os, sys
 import linsolve
 here = os.path.realpath(linsolve.__file__)
@@ -222,7 +227,8 @@ print(f"CUDA-LIBS: {len(loaded)} loaded")
 if not cuda.startswith("yes"):
     sys.exit(0 if os.environ["ALLOW_CPU"] == "1" else 3)
 names = [os.path.basename(p) for p in loaded]
-need = ("libcudart", "libcublas", "libcusolver", "libcusparse")
+# the driver and the plugin's own dependencies (its CUDA runtime is static)
+need = ("libcuda.so", "libcublas", "libcusolver", "libcusparse")
 lack = [n for n in need if not any(x.startswith(n) for x in names)]
 if lack:
     print(f"FAILED: CUDA backend available but not loaded: {', '.join(lack)}")
@@ -244,14 +250,16 @@ section "pytest python/tests (limit $timeout_s s)"
 junit=$OUT/wheel-gpu-check-pytest.xml
 rm -f "$junit"   # never an earlier run's
 t0=$(date +%s)
-"${run[@]}" timeout "$timeout_s" "$vpy" -m pytest -q -rsx -p no:cacheprovider \
-  --junitxml="$junit" "$root/python/tests" >"$work/pytest.txt" 2>&1
+# pytest writes into OUT, so that what ran survives a run killed from outside
+ptxt=$OUT/wheel-gpu-check-pytest.txt
+"${run[@]}" timeout -k 20 "$timeout_s" "$vpy" -m pytest -q -rsx -p no:cacheprovider \
+  --junitxml="$junit" "$root/python/tests" >"$ptxt" 2>&1
 rc=$?
-cat "$work/pytest.txt" >>"$report"
-[ -z "$(tail -c1 "$work/pytest.txt")" ] || log ""   # a run cut off mid-line
+cat "$ptxt" >>"$report"
+[ -z "$(tail -c1 "$ptxt")" ] || log ""   # a run cut off mid-line
 log "pytest exit $rc after $(( $(date +%s) - t0 )) s"
-pytest_line=$(grep -E '(passed|failed|error|skipped|no tests ran)' "$work/pytest.txt" | tail -1 | sed 's/=//g; s/^ *//; s/ *$//')
-[ $rc -eq 124 ] && pytest_line="timed out after $timeout_s s"
+pytest_line=$(grep -E '(passed|failed|error|skipped|no tests ran)' "$ptxt" | tail -1 | sed 's/=//g; s/^ *//; s/ *$//')
+[ $rc -eq 124 ] || [ $rc -eq 137 ] && pytest_line="timed out after $timeout_s s"
 [ $rc -eq 0 ] || fail "pytest (exit $rc)"
 if [ -f "$junit" ]; then
   gpu_tests=$("$vpy" - "$junit" <<'EOF'
