@@ -95,10 +95,6 @@
     X(DIST_CUDA_PANEL_PRIORITY, BOOL, TUNING, ONCE, "dist (CUDA engine)", 1, 0, 1, "",         \
       "the distributed CUDA engine's look-ahead panel stream runs at the device's highest "    \
       "priority; 0: the default priority")                                                      \
-    X(DIST_CUDA_PANEL_SMS, INT, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 4096, "",             \
-      "SMs the distributed CUDA engine keeps for the look-ahead's panel: the cuBLAS work "      \
-      "queued beside the panel is launched for the device's SMs less these "                   \
-      "(cublasSetSmCountTarget); 0: it may take every SM")                                     \
     X(DIST_CUDA_PROFILE, BOOL, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 1, "",              \
       "the distributed CUDA engine times its phases with events and reports them")              \
     X(DIST_FAULT_ALLOC, INT, TESTING, ONCE, "dist", -1, 0, 2147483647LL, "",                    \

@@ -337,17 +337,11 @@ static int x_move_rows(void *ctx, ls_precision p, void *X, int ldx, int nranges,
     return 0;
 }
 
-/* The look-ahead's panel on its own stream, beside the trailing update.
- * What the main stream queues from here to use_fork(1) runs beside the
- * panel: with LS_DIST_CUDA_PANEL_SMS its cuBLAS kernels are launched for
- * fewer SMs, so that the panel's many short kernels find SMs free instead
- * of waiting for the update's long-running blocks to retire. */
+/* The look-ahead's panel on its own stream, beside the trailing update. */
 static void x_fork(void *ctx)
 {
     ce *c = ctx;
     ec_cu_ok(c, cudaEventRecord(c->ev_f, c->s), "cudaEventRecord");
-    if (c->panel_sms)
-        ec_bl_ok(c, cublasSetSmCountTarget(c->h, c->sms - c->panel_sms), "cublasSetSmCountTarget");
 }
 
 static void switch_to(ce *c, cudaStream_t to)
@@ -363,8 +357,6 @@ static void x_use_fork(void *ctx, int on)
 {
     ce *c = ctx;
     if (on) {
-        if (c->panel_sms) /* the panel's own cuBLAS calls, and what follows it, take every SM */
-            ec_bl_ok(c, cublasSetSmCountTarget(c->h, 0), "cublasSetSmCountTarget");
         ec_cu_ok(c, cudaStreamWaitEvent(c->p, c->ev_f, 0), "cudaStreamWaitEvent");
         switch_to(c, c->p);
     } else {
@@ -529,9 +521,6 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
         prop.multiProcessorCount = 1;
     }
     c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
-    c->panel_sms = (int)ls_knob_int(LS_KNOB_DIST_CUDA_PANEL_SMS);
-    if (c->panel_sms >= c->sms)
-        c->panel_sms = 0;
     snprintf(c->name, sizeof c->name, "cuda:%d %s, %s", device, prop.name,
              c->use_nccl ? "nccl" : "host-staged mpi");
     if (c->status) {

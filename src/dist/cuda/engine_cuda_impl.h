@@ -50,8 +50,6 @@ typedef struct ce {
     /* LS_DIST_CUDA_PANEL=cusolver: tall panels by cuSOLVER's getrf, not
      * liblinsolve's device LU (the default) */
     int panel_cusolver;
-    /* LS_DIST_CUDA_PANEL_SMS: SMs the work beside the panel leaves to it (0: none) */
-    int panel_sms;
     cusolverDnHandle_t sh;
     void *pws;
     size_t pws_bytes;
