@@ -24,7 +24,7 @@
 
 #include "linsolve.h"
 
-#define LS_DIST_ENGINE_API_VERSION 4
+#define LS_DIST_ENGINE_API_VERSION 5
 
 /* A transfer left running (look-ahead): the CPU engine's MPI request, or
  * whatever a device engine records (an event). */
@@ -110,6 +110,15 @@ typedef struct ls_dist_engine {
     /* waits for the engine's queued work: 0, or the first failure it met
      * (an LS_E* status, described in msg) */
     int (*finish)(void *ctx, char *msg, size_t len);
+    /* optional (version 5): an all-to-all of engine memory over comm (the
+     * interchanges between process rows): sc[q] entries of sbuf from
+     * offset sd[q] go to rank q, rc[q] entries into rbuf at rd[q] come
+     * from rank q (counts and offsets in entries of p), queued like bcast
+     * with req NULL. Returns 0, or nonzero when it cannot (ranks sharing a
+     * device), and the caller goes through host memory and MPI. NULL: the
+     * same. */
+    int (*alltoallv)(void *ctx, ls_precision p, const void *sbuf, const int *sc, const int *sd,
+                     void *rbuf, const int *rc, const int *rd, MPI_Comm comm);
 } ls_dist_engine;
 
 /* The CPU engine (CBLAS); static, nothing to destroy. */

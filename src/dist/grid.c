@@ -318,12 +318,16 @@ static int apply_moves_engine(ls_grid *g, ls_precision p, void *X, int lld,
             sd[q] *= width;
             rd[q] *= width;
         }
-        if (nsend)
+        /* the engine's own all-to-all (NCCL) where it has one; else through
+         * host memory, which waits for everything the device has queued */
+        int taken = e->alltoallv &&
+                    e->alltoallv(e->context, p, sbuf, sc, sd, rbuf, rc, rd, g->col_comm) == 0;
+        if (!taken && nsend)
             e->get(e->context, p, nsend * width, 1, sbuf, nsend * width, hs, nsend * width);
         MPI_Datatype t = p == LS_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
-        if (MPI_Alltoallv(hs, sc, sd, t, hr, rc, rd, t, g->col_comm) != MPI_SUCCESS)
+        if (!taken && MPI_Alltoallv(hs, sc, sd, t, hr, rc, rd, t, g->col_comm) != MPI_SUCCESS)
             st = ls_dist_fail(g, LS_EINTERNAL, "MPI_Alltoallv failed");
-        else if (nrecv)
+        else if (!taken && nrecv)
             e->set(e->context, p, nrecv * width, 1, hr, nrecv * width, rbuf, nrecv * width);
     } else {
         rbuf = sbuf; /* every move stays on this rank, in the same order */

@@ -554,6 +554,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     e->pack_rows = x_pack_rows;
     e->unpack_rows = x_unpack_rows;
     e->move_rows = x_move_rows;
+    e->alltoallv = ec_alltoallv;
     e->finish = x_finish;
     e->fork = x_fork;
     e->use_fork = x_use_fork;

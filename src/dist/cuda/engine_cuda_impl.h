@@ -82,6 +82,8 @@ void ec_pf_report(ce *c);
  * and NCCL's setup. */
 int ec_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, ls_dist_req *req);
 int ec_wait(void *ctx, ls_dist_req *req);
+int ec_alltoallv(void *ctx, ls_precision p, const void *sbuf, const int *sc, const int *sd,
+                 void *rbuf, const int *rc, const int *rd, MPI_Comm comm);
 int ec_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root, MPI_Comm comm);
 int ec_devices_distinct(MPI_Comm grid, int device);
 int ec_nccl_comm(ce *c, MPI_Comm comm, ncclComm_t *out);
