@@ -1,6 +1,7 @@
 # Sourced by scripts/build-wheel.sh when LS_WHEEL_TOOLCHAIN=zig: the pieces
 # of a manylinux_2_28 wheel built on a newer glibc, every one from PyPI
-# (but the machine's CUDA toolkit and GCC for the CUDA plugin, see below).
+# (but the machine's CUDA toolkit and GCC for the CUDA plugin, and its
+# OpenCL headers and loader to link the OpenCL plugin against, see below).
 #
 #   ziglang           `zig cc -target x86_64-linux-gnu.2.28`: clang with
 #                     glibc 2.28's headers and link stubs, so every glibc
@@ -26,8 +27,27 @@
 #            PyPI only inside other packages' wheels: the sparse direct
 #            method reports "unsupported: built without UMFPACK"; the sparse
 #            iterative methods (CG, BiCGSTAB, GMRES) are all there.
-#   OpenCL   the ICD loader is Debian's (dlopen@2.34) and none is on PyPI.
 #   MPI      liblinsolve_dist is never part of the wheel.
+#   the OpenCL ICD loader (libOpenCL.so.1): not grafted (scripts/build-wheel.sh
+#            excludes it, as it does the CUDA libraries). Whoever has an
+#            OpenCL device has a loader, from the system (ocl-icd, Khronos's)
+#            or the GPU driver, and it must be that one, which reads the
+#            system's /etc/OpenCL/vendors; Debian's, the one at hand, needs
+#            glibc 2.34 (dlopen), and none is on PyPI. Without a loader the
+#            package imports and solves on the CPU, and show_config() gives
+#            the plugin's dlopen error ("libOpenCL.so.1: cannot open shared
+#            object file").
+#
+# The OpenCL plugin (when the Khronos headers and a loader are found, or
+# LS_WITH_OPENCL=ON; OFF leaves it out) is compiled and linked by zig like
+# the rest: the headers are the machine's CL/ folder (Debian's
+# opencl-headers; LS_OPENCL_HEADERS names the folder that holds CL/, default
+# /usr/include), reached through a folder of its own so that the rest of
+# /usr/include stays unsearched; the link is against the machine's
+# libOpenCL.so.1 (LS_OPENCL_LOADER, default the one ldconfig knows), which
+# gives the plugin its DT_NEEDED and binds its cl* calls to the loader's
+# OPENCL_1.0..1.2 symbol versions (Khronos's loader and ocl-icd both define
+# them); the loader's own glibc needs do not reach the plugin.
 #
 # The CUDA plugin (when nvcc is found, or LS_WITH_CUDA=ON; LS_WITH_CUDA=OFF
 # leaves it out) is compiled by nvcc with its usual host compiler, GCC and
@@ -115,10 +135,43 @@ EOF
            --config-settings=cmake.define.LS_OPENBLAS_LIB="$ob_dir/libscipy_openblas.so"
            --config-settings=cmake.define.LS_WITH_UMFPACK=OFF
            --config-settings=cmake.define.LS_WITH_MPI=OFF
-           --config-settings=cmake.define.LS_WITH_OPENCL=OFF
            --config-settings=cmake.define.CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA="$root/cmake/wheel-zig-cuda.cmake")
   if [ -n "${LS_WITH_CUDA:-}" ]; then
     zig_cfg+=(--config-settings=cmake.define.LS_WITH_CUDA="$LS_WITH_CUDA")
   fi
+  ls_zig_opencl "$z" || return 1
   zig_libpath=$z:$ob_dir:$omp/lib
+}
+
+# Adds the OpenCL plugin's settings to zig_cfg (see above): LS_WITH_OPENCL
+# unset builds it when the headers and a loader are found, ON requires them.
+#   $1 the zig folder
+ls_zig_opencl() {
+  local z=$1 want=${LS_WITH_OPENCL:-} hdr=${LS_OPENCL_HEADERS:-/usr/include} \
+        loader=${LS_OPENCL_LOADER:-} why=
+  if [ "$want" = OFF ]; then
+    zig_cfg+=(--config-settings=cmake.define.LS_WITH_OPENCL=OFF)
+    return 0
+  fi
+  if [ -z "$loader" ]; then
+    loader=$(/sbin/ldconfig -p 2>/dev/null | awk '$1 == "libOpenCL.so.1" && /x86-64/ { print $NF; exit }')
+  fi
+  if [ ! -f "$hdr/CL/cl.h" ]; then
+    why="no $hdr/CL/cl.h (Debian: opencl-headers; LS_OPENCL_HEADERS)"
+  elif [ -z "$loader" ] || [ ! -f "$loader" ]; then
+    why="no libOpenCL.so.1 to link (Debian: ocl-icd-libopencl1; LS_OPENCL_LOADER)"
+  fi
+  if [ -n "$why" ]; then
+    if [ "$want" = ON ]; then
+      echo "build-wheel: LS_WITH_OPENCL=ON: $why"; return 1
+    fi
+    echo "build-wheel: no OpenCL plugin: $why"
+    zig_cfg+=(--config-settings=cmake.define.LS_WITH_OPENCL=OFF)
+    return 0
+  fi
+  mkdir -p "$z/clinc"
+  ln -sfn "$(cd "$hdr/CL" && pwd)" "$z/clinc/CL"
+  zig_cfg+=(--config-settings=cmake.define.LS_WITH_OPENCL=ON
+            --config-settings=cmake.define.OpenCL_INCLUDE_DIR="$z/clinc"
+            --config-settings=cmake.define.OpenCL_LIBRARY="$loader")
 }

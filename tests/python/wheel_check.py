@@ -1,8 +1,17 @@
 """Checks an installed binary wheel of linsolve from the inside (run by
 wheel_install.sh with the venv's Python): the package solves on the CPU with
 the libraries it carries, show_config() names where each was loaded from,
-and a backend that is not available says why. Prints show_config's text;
-exit status = the number of failed checks."""
+and a backend that is not available says why. A plugin the wheel carries
+loads from it, or fails to load for want of a library the wheel leaves to the
+system (the OpenCL ICD loader, the CUDA libraries), and says so. Where the
+system's OpenCL ICD loader lists a device (asked directly, not through
+linsolve), show_config() must call the OpenCL backend available and a solve on
+it must pass; elsewhere that part is reported SKIPPED, not ok.
+LS_WHEEL_EXPECT_NO_OPENCL_LOADER=1 (wheel_install.sh's run with the loader
+hidden) asserts instead that no libOpenCL.so.1 can be loaded and that
+show_config() gives the plugin's dlopen error naming it.
+Prints show_config's text; exit status = the number of failed checks."""
+import ctypes
 import os
 import sys
 import tempfile
@@ -13,12 +22,50 @@ import linsolve
 from linsolve import _cuda_libs
 
 failures = []
+# The libraries each plugin takes from outside the wheel.
+EXTERNAL = {"cuda": set(_cuda_libs.LIBRARIES) | {"libcuda.so.1"},
+            "opencl": {"libOpenCL.so.1"}}
 
 
 def check(ok, what):
     print(("ok      " if ok else "FAILED  ") + what)
     if not ok:
         failures.append(what)
+
+
+def skipped(what):
+    print("SKIPPED " + what)
+
+
+def scaled_residual(a, x, b):
+    n = a.shape[0]
+    return np.abs(b - a @ x).max() / (n * np.abs(a).sum(1).max() * np.abs(x).max()
+                                      * np.finfo(np.float64).eps)
+
+
+def opencl_devices():
+    """(the number of OpenCL devices, why none), from the system's ICD loader."""
+    try:
+        cl = ctypes.CDLL("libOpenCL.so.1")
+    except OSError as e:
+        return 0, f"no OpenCL ICD loader ({e})"
+    uint_p = ctypes.POINTER(ctypes.c_uint)
+    cl.clGetPlatformIDs.argtypes = [ctypes.c_uint, ctypes.c_void_p, uint_p]
+    cl.clGetDeviceIDs.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint,
+                                  ctypes.c_void_p, uint_p]
+    nplat = ctypes.c_uint(0)
+    e = cl.clGetPlatformIDs(0, None, ctypes.byref(nplat))
+    if e != 0 or nplat.value == 0:
+        return 0, f"no OpenCL platform (clGetPlatformIDs: {e})"
+    plats = (ctypes.c_void_p * nplat.value)()
+    if cl.clGetPlatformIDs(nplat.value, plats, None) != 0:
+        return 0, "clGetPlatformIDs failed"
+    total = 0
+    for p in plats:
+        ndev = ctypes.c_uint(0)
+        if cl.clGetDeviceIDs(p, 0xFFFFFFFF, 0, None, ctypes.byref(ndev)) == 0:  # TYPE_ALL
+            total += ndev.value
+    return total, "" if total else f"no device on {nplat.value} OpenCL platform(s)"
 
 
 pkg = os.path.dirname(os.path.realpath(linsolve.__file__))
@@ -29,8 +76,7 @@ n = 200
 a = rng.uniform(-1, 1, (n, n)) + n * np.eye(n) * 0.1
 b = rng.uniform(-1, 1, (n, 3))
 x = linsolve.solve(a, b, backend="cpu")
-res = np.abs(b - a @ x).max() / (n * np.abs(a).sum(1).max() * np.abs(x).max()
-                                 * np.finfo(np.float64).eps)
+res = scaled_residual(a, x, b)
 check(res <= 30, f"CPU solve n={n}: scaled residual {res:.3g} <= 30")
 
 linsolve.show_config()
@@ -50,11 +96,16 @@ check(os.path.dirname(os.path.realpath(lapack_path)) == real_libs,
 cpu = d["backends"]["cpu"]
 check(cpu.startswith("yes"), f"cpu backend available ({cpu})")
 for name, p in d["plugins"].items():
-    if p["in the package"]:
-        # shipped: it must load (it may still find no device, then say why)
-        check(p["loaded from"] is not None
-              and os.path.dirname(os.path.realpath(p["loaded from"])) == pkg,
+    if p["in the package"] and p["loaded from"] is not None:
+        # shipped and loaded (it may still find no device, then say why)
+        check(os.path.dirname(os.path.realpath(p["loaded from"])) == pkg,
               f"{name} plugin loaded from the wheel ({p['loaded from']})")
+    elif p["in the package"]:
+        # shipped, not loadable: only for want of a library from outside
+        why = p["why not"] or ""
+        missing = sorted(lib for lib in EXTERNAL.get(name, ()) if lib in why)
+        check(bool(missing) and "cannot open shared object file" in why,
+              f"{name} plugin not loaded for want of {missing or 'a library from outside the wheel'}")
     if not p["available"]:
         check(bool(p["why not"]), f"{name} unavailable, and says why: {p['why not']}")
 if not _cuda_libs.loaded:
@@ -73,6 +124,39 @@ with tempfile.TemporaryDirectory() as site:
     want = [os.path.join(site, f"nvidia/cu{_cuda_libs.CUDA_MAJOR}/lib"),
             os.path.join(site, "nvidia/cublas/lib")]
     check(found == want, f"NVIDIA wheel folders found in order ({found})")
+
+# OpenCL: the plugin with the system's ICD loader, or its absence explained.
+ocl = d["plugins"].get("opencl")
+ndev, no_dev = opencl_devices()
+if os.environ.get("LS_WHEEL_EXPECT_NO_OPENCL_LOADER") == "1":
+    check(ndev == 0 and "libOpenCL.so.1" in no_dev, f"no OpenCL ICD loader here ({no_dev})")
+    check(ocl is not None and ocl["in the package"], "the wheel carries the OpenCL plugin")
+    why = ocl["why not"] if ocl else ""
+    check(d["backends"]["opencl"].startswith("no:") and "libOpenCL.so.1: cannot open" in why,
+          f"show_config: opencl unavailable, the plugin's dlopen error: {why}")
+elif ocl is None or not ocl["in the package"]:
+    skipped("OpenCL solve: the wheel has no OpenCL plugin")
+elif ndev == 0:
+    skipped(f"OpenCL solve: {no_dev}")
+else:
+    check(ocl["available"] and d["backends"]["opencl"].startswith("yes"),
+          f"{ndev} OpenCL device(s): show_config calls opencl available"
+          f" ({d['backends']['opencl']}; loader {ocl.get('loader')})")
+    # the zig toolchain's wheel leaves the loader to the system, the system
+    # toolchain's grafts it: the one loaded must be the one that applies
+    loader = ocl.get("loader") or ""
+    grafted = any(f.startswith("libOpenCL") for f in os.listdir(libs))
+    where = "the wheel's grafted one" if grafted else "the system's"
+    check(bool(loader) and (os.path.dirname(os.path.realpath(loader)) == real_libs) == grafted,
+          f"the OpenCL ICD loader is {where} ({loader})")
+    try:
+        x, rep = linsolve.solve_ex(a, b, backend="opencl")
+        res = scaled_residual(a, x, b)
+        check(rep.backend == "opencl" and res <= 30,
+              f"OpenCL solve n={n} on {rep.device}: backend {rep.backend},"
+              f" scaled residual {res:.3g} <= 30")
+    except linsolve.LinsolveError as e:
+        check(False, f"OpenCL solve n={n}: {e}")
 
 print(f"wheel_check: {len(failures)} failed")
 sys.exit(len(failures))

@@ -10,7 +10,15 @@
 #   3. a fresh venv on the system Python (its NumPy, SciPy and pytest), PATH
 #      holding no compiler, CMake or make: plain `pip install WHEEL`, timed
 #      (must stay under LS_WHEEL_INSTALL_MAX_S seconds, default 30)
-#   4. wheel_check.py (show_config, CPU solve) and python/tests with pytest
+#   4. wheel_check.py (show_config, CPU solve; where the system's OpenCL ICD
+#      loader lists a device, show_config calls OpenCL available and an
+#      OpenCL solve passes, else that part is SKIPPED) and python/tests with
+#      pytest
+#   5. when the wheel carries the OpenCL plugin but not the loader (zig):
+#      wheel_check.py again on this machine with its libOpenCL.so.1 hidden
+#      (without_opencl_loader.sh, a mount namespace): the package imports and
+#      solves on the CPU, and show_config gives the plugin's dlopen error;
+#      reported SKIPPED where no mount namespace can be had
 # LS_WHEEL_TOOLCHAIN=zig (ctest python_wheel_2_28): the manylinux_2_28 wheel
 # of build-wheel.sh's zig toolchain; step 2 then also asserts that no object
 # needs a glibc newer than 2.28 (wheel_policy.py --glibc-at-most 2.28).
@@ -81,4 +89,24 @@ echo "python_wheel: pip install took $secs s (limit $max_s s)"
 cd "$LS_WORK_DIR"
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} LS_PY_MODE=bundled
 "${clean_env[@]}" "$vpy" "$here/wheel_check.py"
-exec "${clean_env[@]}" "$vpy" -m pytest -q -rs -p no:cacheprovider "$LS_SOURCE_DIR/python/tests"
+"${clean_env[@]}" "$vpy" -m pytest -q -rs -p no:cacheprovider "$LS_SOURCE_DIR/python/tests"
+
+# --- 5. no OpenCL ICD loader
+plugin_not_loader='import re, sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+sys.exit(not ("linsolve/liblinsolve_opencl.so" in names
+              and not any(re.match("linsolve.libs/libOpenCL", n) for n in names)))'
+if "$py" -c "$plugin_not_loader" "$wheel"; then
+  set +e
+  bash "$here/without_opencl_loader.sh" "${clean_env[@]}" LS_WHEEL_EXPECT_NO_OPENCL_LOADER=1 \
+    "$vpy" "$here/wheel_check.py" >"$LS_WORK_DIR/no-opencl.log" 2>&1
+  rc=$?
+  set -e
+  grep -E '^(ok|FAILED|SKIPPED|wheel_check|without_opencl_loader)' "$LS_WORK_DIR/no-opencl.log" || true
+  case $rc in
+    0) echo "python_wheel: without an OpenCL ICD loader: imports, solves on the CPU, says why" ;;
+    77) echo "python_wheel: SKIPPED the check without an OpenCL ICD loader (no mount namespace)" ;;
+    *) echo "python_wheel: without an OpenCL ICD loader: failed (log: $LS_WORK_DIR/no-opencl.log)"
+       exit 1 ;;
+  esac
+fi

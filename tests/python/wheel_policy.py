@@ -8,7 +8,10 @@ carries (linsolve/, linsolve.libs/), (b) the libraries the wheel's manylinux
 policy allows from the system (auditwheel's own policy table: libc, libm,
 libstdc++, ...) and the dynamic loader, or (c) the CUDA libraries the cuda13 extra declares
 (linsolve/_cuda_libs.py's LIBRARIES) and the GPU driver, which only the CUDA
-plugin may need. No CUDA library may have been grafted into the wheel.
+plugin may need, or (d) the OpenCL ICD loader libOpenCL.so.1, which only the
+OpenCL plugin may need: the user's system or GPU driver provides it (the zig
+toolchain's wheel does not graft it; the system toolchain's does). No CUDA
+library may have been grafted into the wheel.
 
 The manylinux tag is the newest glibc symbol version that any object asks for.
 Each line names that version for its object, with the symbols that need the
@@ -37,6 +40,9 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 
 DRIVER = {"libcuda.so.1"}
+# the OpenCL ICD loader: the system's or the GPU driver's, which finds the
+# installed OpenCL implementations (/etc/OpenCL/vendors)
+OPENCL_LOADER = {"libOpenCL.so.1"}
 # glibc 2.28 (manylinux_2_28, cibuildwheel's default image): our own objects
 # may always need this much, even where every grafted library needs less.
 BASELINE = (2, 28)
@@ -118,12 +124,15 @@ def main(path, at_most=None):
                 bad += 1
             outside = [d for d in needed(z.read(n)) if d not in carried and d not in allowed]
             if base.startswith("liblinsolve_cuda"):
-                wrong = [d for d in outside if d not in cuda | DRIVER]
-                declared = sorted(set(outside) - set(wrong))
+                external, source = cuda | DRIVER, "NVIDIA's wheels"
+            elif base.startswith("liblinsolve_opencl"):
+                external, source = OPENCL_LOADER, "the system's OpenCL ICD loader"
             else:
-                wrong, declared = outside, []
+                external, source = set(), ""
+            wrong = [d for d in outside if d not in external]
+            declared = sorted(set(outside) - set(wrong))
             state = "ok" if not wrong else "external, not allowed: " + ", ".join(wrong)
-            extra = f" (from NVIDIA's wheels: {', '.join(declared)})" if declared else ""
+            extra = f" (from {source}: {', '.join(declared)})" if declared else ""
             glibc[n] = glibc_needs(z.read(n))
             print(f"  {n}: {state}{extra}; glibc {'.'.join(map(str, newest(glibc[n])))}")
             bad += len(wrong)
