@@ -6,8 +6,9 @@
  * on machines without a GPU driver.
  *
  * A small core every backend fills, plus role tables (dense, device, mixed,
- * batched, sparse, perf) it fills or leaves NULL; NULL means the fallback
- * named beside them.
+ * batched, sparse) it fills or leaves NULL; NULL means the fallback named
+ * beside them. Measurement requests are not here: a backend answers them
+ * from a plugin of their own (core/perf/perf_plugin.h).
  */
 #ifndef LS_CORE_BACKEND_H
 #define LS_CORE_BACKEND_H
@@ -28,13 +29,13 @@ extern "C" {
  * ls_plugin_abi symbol checked before anything else is called; 6: pivot
  * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot;
  * 9: a core of six slots plus the role tables (dense, device, mixed,
- * batched, sparse) instead of one flat table */
-#define LS_PLUGIN_ABI 9
+ * batched, sparse) instead of one flat table; 10: no perf slot (the
+ * measurement requests moved to their own plugin, core/perf/perf_plugin.h) */
+#define LS_PLUGIN_ABI 10
 
 struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
 struct ls_batched_job; /* core/batched.h */
-struct ls_perf_iface;  /* core/perf/perf.h */
 struct ls_krylov_sys;  /* algo/krylov.h */
 struct ls_kr_ops;
 
@@ -212,11 +213,6 @@ typedef struct ls_backend_iface {
     const ls_mixed_role *mixed;
     const ls_batched_role *batched;
     const ls_sparse_role *sparse;
-
-    /* optional: the measurement requests of bench, metrics and roofline, a
-     * table of typed entries (src/core/perf/perf.h), each optional in turn.
-     * NULL -> nothing is measurable on this backend. */
-    const struct ls_perf_iface *perf;
 } ls_backend_iface;
 
 /* 0 when every core slot and the required slots of each role present are

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/backend.h"
 #include "core/perf/perf.h"
 #include "linsolve.h"
 #include "metrics_parts.h"
@@ -31,8 +30,9 @@ int main(void)
     int bad = 0;
     char err[LS_ERRLEN] = "";
     ls_perf_device d;
-    const ls_perf_iface *perf = ctx->iface->perf;
-    if (!perf || !perf->device || perf->device(ctx->bctx, &d, err, sizeof err) != 0) {
+    const ls_perf_iface *perf = ls_perf_table(ctx);
+    void *bctx = ls_perf_backend_ctx(ctx);
+    if (!perf || !perf->device || perf->device(bctx, &d, err, sizeof err) != 0) {
         bad += lt_check(0, "perf table answers device: %s", err);
         ls_context_destroy(ctx);
         return bad;
@@ -43,7 +43,7 @@ int main(void)
     for (int prec = 0; prec < 2 && ks; prec++)
         for (int n = 64; n <= 4096; n *= 64) {
             ls_perf_kernels_in in = {(ls_precision)prec, n, 1};
-            if (!perf->kernels || perf->kernels(ctx->bctx, &in, ks, err, sizeof err) != 0) {
+            if (!perf->kernels || perf->kernels(bctx, &in, ks, err, sizeof err) != 0) {
                 bad += lt_check(0, "perf kernels: %s", err);
                 continue;
             }

@@ -1,6 +1,8 @@
 /*
- * Measurement requests: the backend's optional `perf` table
- * (ls_backend_iface.perf). Only the measurement tools (linsolve bench,
+ * Measurement requests: a backend's `perf` table, answered by its
+ * measurement plugin (liblinsolve_<backend>_perf.so, built beside the
+ * backend plugin and never shipped in the Python wheel; perf_plugin.h says
+ * how the core finds it). Only the measurement tools (linsolve bench,
  * metrics, roofline) send them; solvers never do. Every request is one
  * typed entry of ls_perf_iface with its own input and output structs,
  * declared here (and in perf_mixed.h, perf_batched.h), so the plugin and the
@@ -35,6 +37,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of the table below and of the structs it takes, checked
+ * when the measurement plugin is loaded (perf_plugin.h). 1: the table in a
+ * plugin of its own, out of the backend table (plugin ABI 10). */
+#define LS_PERF_ABI 1
 
 #define LS_PERF_NAME_LEN 64
 #define LS_PERF_MAX_KERNELS 96
@@ -212,8 +219,11 @@ typedef struct ls_perf_iface {
 
 /* The tools' way to a context's backend (perf_access.c), so that they do
  * not read ls_context's internals (core/backend.h):
- *  - ls_perf_table: ctx's measurement table; NULL when its backend answers
- *    none;
+ *  - ls_perf_table: ctx's measurement table, from its backend's
+ *    measurement plugin; NULL when its backend has none. For a backend
+ *    that should have one (CUDA) but whose plugin is missing or refused,
+ *    a table whose every entry fails with LS_EUNAVAIL saying so ("CUDA
+ *    measurement plugin not built/installed ...");
  *  - ls_perf_backend_ctx: the backend context the table's entries take;
  *  - ls_perf_auto_method: the method ctx's backend picks itself for
  *    method `auto` in precision p (LS_METHOD_AUTO when it leaves the

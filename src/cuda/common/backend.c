@@ -1,5 +1,6 @@
 /* The CUDA backend plugin (liblinsolve_cuda.so): context, the backend
- * table the core dlopens, method dispatch and device information. */
+ * table the core dlopens, method dispatch and device information. The
+ * measurement requests are in liblinsolve_cuda_perf.so (src/cuda/perf). */
 #include "core/methods/methods.h"
 #include "cuda/batched/batched_cuda.h"
 #include "cuda/common/check.h"
@@ -7,7 +8,6 @@
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernels.h"
 #include "cuda/mixed/mixed_cuda.h"
-#include "cuda/perf/perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +201,6 @@ static const ls_backend_iface lsc_iface = {
     .mixed = &lsc_mixed,
     .batched = &lsc_batched_role,
     .sparse = &lsc_sparse,
-    .perf = &ls_cuda_perf_iface, /* measurement requests (src/cuda/perf) */
 };
 
 LS_API int ls_plugin_open(const ls_core_services *core, int device,

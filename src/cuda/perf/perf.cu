@@ -1,10 +1,15 @@
-/* The CUDA plugin's perf table: every entry makes the context's device
- * current first, then runs its part; device properties and the kernel
- * listing with CUDA's own occupancy figure (metrics sets its formula beside
- * it) are here. */
+/* The CUDA measurement plugin's perf table (liblinsolve_cuda_perf.so, whose
+ * only export is ls_perf_plugin_table): every entry makes the context's
+ * device current first, then runs its part; device properties and the
+ * kernel listing with CUDA's own occupancy figure (metrics sets its formula
+ * beside it) are here. The backend context an entry gets was made by
+ * liblinsolve_cuda.so; both plugins link the same ls_cuda_impl, so they
+ * agree on its layout, and the CUDA handles in it (stream, events, pool,
+ * cuBLAS) are the driver's, valid in either plugin's CUDA runtime. */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/perf/perf_plugin.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/common/kernel_registry.h"
 #include "cuda/perf/perf.h"
@@ -49,11 +54,22 @@ static int entry_device(void *bctx, ls_perf_device *out, char *err, size_t errle
     return st ? st : lsc_perf_device(bctx, out, err, errlen);
 }
 
-extern "C" const ls_perf_iface ls_cuda_perf_iface = {
+static const ls_perf_iface cuda_perf_iface = {
     entry_device,     entry_kernels, entry_copy, entry_fma,        entry_intensity,
     entry_gemm,       entry_gemv,    entry_peer, entry_lu_vs_peer, entry_mixed_vs_peer,
     entry_batched_vs_peer,
 };
+
+extern "C" LS_API void ls_perf_plugin_table(int plugin_abi, int perf_abi, int built[2],
+                                            const ls_perf_iface **table)
+{
+    const ls_perf_plugin_fn as_declared = ls_perf_plugin_table; /* the contract's type */
+    (void)as_declared;
+    if (built)
+        built[0] = LS_PLUGIN_ABI, built[1] = LS_PERF_ABI;
+    if (table)
+        *table = plugin_abi == LS_PLUGIN_ABI && perf_abi == LS_PERF_ABI ? &cuda_perf_iface : NULL;
+}
 
 /* FP32 / FP64 lanes per SM by architecture, for the theoretical peaks the
  * roofline sets beside the measured ones (CUDA programming guide's

@@ -1,5 +1,6 @@
-/* Measurement requests of the CUDA plugin: the entries of its perf table
- * (ls_cuda_perf_iface, perf.cu), typed by src/core/perf/perf.h. Each returns 0,
+/* Measurement requests of the CUDA backend: the entries of the perf table of
+ * its measurement plugin, liblinsolve_cuda_perf.so (perf.cu), typed by
+ * src/core/perf/perf.h. Each returns 0,
  * LS_EINVAL, LS_EDEVMEM or LS_EDEVICE, with a message (file:line) in err. */
 #ifndef LS_CUDA_PERF_H
 #define LS_CUDA_PERF_H
@@ -12,8 +13,10 @@
 extern "C" {
 #endif
 
-/* The table the backend's iface points to (perf.cu). */
-extern const ls_perf_iface ls_cuda_perf_iface;
+/* The measurement plugin's one export (perf.cu; core/perf/perf_plugin.h):
+ * the table, for a core of the same plugin and perf ABI. */
+LS_API void ls_perf_plugin_table(int plugin_abi, int perf_abi, int built[2],
+                                 const ls_perf_iface **table);
 
 /* The parts, one file each. */
 int lsc_perf_device(void *bctx, ls_perf_device *out, char *err, size_t errlen);
