@@ -60,7 +60,7 @@ if cmake --build "$BUILD" -j"$JOBS" >"$LOG/build.log" 2>&1; then
 else
   echo "full build failed (tail below); building the CUDA targets only"
   grep -E "error" "$LOG/build.log" | head -20
-  if cmake --build "$BUILD" -j"$JOBS" --target linsolve_cuda test_cuda_solve test_cuda_gemm \
+  if cmake --build "$BUILD" -j"$JOBS" --target linsolve_cuda linsolve_cuda_perf test_cuda_solve test_cuda_gemm \
       >>"$LOG/build.log" 2>&1; then
     verdict build "PASS (CUDA targets only)"
   else
