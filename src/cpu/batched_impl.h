@@ -4,7 +4,8 @@
  * column-major stacks are both walked in place. The loops run along the
  * unit stride. The pivot search is idamax's (the first largest magnitude;
  * a NaN wins only where the search starts), and the column is scaled by
- * the pivot's reciprocal unless that would overflow, as LAPACK's getf2. */
+ * the pivot's reciprocal unless that would overflow, as LAPACK's getf2.
+ * Defines: none (every function and object here is static) */
 #include "common/real_macros.h"
 
 #define AT(M, i, j, rs, cs) ((M)[(long long)(i) * (rs) + (long long)(j) * (cs)])

@@ -3,9 +3,9 @@
  * models of Quispe Ccapacca on the augmented system [A | B], precision-generic
  * (see real_macros.h). Included by elim.c once per precision.
  * Defines: ls_cpu_ge_eliminate_d, ls_cpu_ge_eliminate_s,
- *  ls_cpu_back_substitute_d, ls_cpu_back_substitute_s, ls_cpu_gj1_forward_d,
- *  ls_cpu_gj1_forward_s, ls_cpu_gj1_backward_d, ls_cpu_gj1_backward_s,
- *  ls_cpu_gj2_d, ls_cpu_gj2_s, ls_cpu_gj2_refine_d, ls_cpu_gj2_refine_s
+ *   ls_cpu_back_substitute_d, ls_cpu_back_substitute_s, ls_cpu_gj1_forward_d,
+ *   ls_cpu_gj1_forward_s, ls_cpu_gj1_backward_d, ls_cpu_gj1_backward_s,
+ *   ls_cpu_gj2_refine_d, ls_cpu_gj2_refine_s, ls_cpu_gj2_d, ls_cpu_gj2_s
  *
  * Both sources write the loops row by row; here the same arithmetic runs in
  * column order, which is the unit-stride order for column-major storage.

@@ -3,6 +3,10 @@
  * ls_p?gather for REAL (instantiated by api.c): ScaLAPACK's argument
  * checks, one agreement among the ranks on the checks and the workspace,
  * then the algorithm.
+ * Defines: ls_pdgetrf, ls_psgetrf, ls_pdgetrf_gpu, ls_psgetrf_gpu, ls_pdgetrs,
+ *   ls_psgetrs, ls_pdgetrs_gpu, ls_psgetrs_gpu, ls_pdgesv, ls_psgesv,
+ *   ls_pdgesv_gpu, ls_psgesv_gpu, ls_pdscatter, ls_psscatter, ls_pdgather,
+ *   ls_psgather
  */
 #include "../common/real_macros.h"
 

@@ -13,6 +13,7 @@
  * BLAS-3 factorization, repeated on every process row of the column.
  * LS_DIST_PANEL=auto|gather|column chooses (auto: gather where the engine's
  * memory is not the host's).
+ * Defines: none (every function and object here is static)
  */
 
 /* Engine memory for the whole panel (S: M x nb column-major, ld M, rows in

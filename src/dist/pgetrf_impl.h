@@ -16,6 +16,7 @@
  *   5. every rank updates its part of the trailing matrix, A22 -= L21 U12,
  *      with its local engine; with look-ahead the next block column first,
  *      whose panel is then factored and sent (MPI_Ibcast) before the rest.
+ * Defines: none (every function and object here is static)
  */
 #include "../common/real_macros.h"
 

@@ -10,6 +10,7 @@
  * the factor (getrs_fanin: one small reduction a block). The transposed
  * solve (getrs_trans) runs the other way round: U^T, then L^T, then the
  * interchanges in reverse.
+ * Defines: none (every function and object here is static)
  */
 #include "../common/real_macros.h"
 

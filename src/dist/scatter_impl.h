@@ -2,6 +2,7 @@
  * A whole global matrix between one rank and the block-cyclic layout,
  * written once for REAL (instantiated by api.c): the root packs each
  * rank's local piece in turn and sends it (one message per rank).
+ * Defines: none (every function and object here is static)
  */
 #include "../common/real_macros.h"
 

@@ -1,7 +1,8 @@
 /* The exported LAPACK symbols for one precision (REAL, SFX: see
  * common/real_macros.h), instantiated twice by entry.c: xgesv_, xgetrf_ and
  * xgetrs_ with LAPACK's Fortran interfaces, each packing its arguments for
- * lsl_dispatch. */
+ * lsl_dispatch.
+ * Defines: dgesv_, sgesv_, dgetrf_, sgetrf_, dgetrs_, sgetrs_ */
 #include "common/real_macros.h"
 
 #define LSL_CAT_(a, b) a##b

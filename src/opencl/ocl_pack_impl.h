@@ -1,6 +1,7 @@
 /* [A | B] packed row-major (n rows of w = n + nrhs) from column-major A and
  * B, for one precision (REAL, SFX: see common/real_macros.h); instantiated
- * twice by ocl_rowmajor.c. */
+ * twice by ocl_rowmajor.c.
+ * Defines: none (every function and object here is static) */
 #include "common/real_macros.h"
 
 static void FN(ocl_pack)(size_t n, size_t nrhs, const REAL *A, size_t lda, const REAL *B,

@@ -2,7 +2,8 @@
  * common/real_macros.h), instantiated twice by lapack_api.c. Each takes the
  * context's lock (docs/threads.md), checks its arguments as LAPACK does,
  * then runs on the backend's slot where it has one, else on the CPU
- * reference. */
+ * reference.
+ * Defines: ls_dgetrf, ls_sgetrf, ls_dgetrs, ls_sgetrs, ls_dgesv, ls_sgesv */
 #include "common/real_macros.h"
 
 #define LSA_CAT3_(a, b, c) a##b##c

@@ -1,7 +1,7 @@
 /* batched_blocked.c for one precision (REAL, FN: typed.h), instantiated
  * there for double and float.
  * Defines: lsc_bblk_width_d, lsc_bblk_width_s, lsc_bblk_getrf_d,
- *  lsc_bblk_getrf_s */
+ *   lsc_bblk_getrf_s */
 int FN(lsc_bblk_width)(int n, size_t optin)
 {
     int want = (int)ls_knob_int(LS_KNOB_CUDA_BATCHED_JB); /* measurements only; 0: unset */

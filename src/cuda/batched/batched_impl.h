@@ -1,5 +1,6 @@
 /* batched.c's work on device arrays for one precision (REAL, FN: typed.h),
- * instantiated there for double and float. */
+ * instantiated there for double and float.
+ * Defines: none (every function and object here is static) */
 /* cuBLAS's getrfBatched on column-major matrices (a row-major stack is
  * transposed in place before and after, so its factors land row-major). */
 static int FN(getrf_cublas)(ls_cuda_ctx *c, const lsk_bstack *s, char *err, size_t errlen)

@@ -1,5 +1,6 @@
 /* solve_bicgstab.c's solver for one precision (REAL, FN: typed.h),
- * instantiated there for double and float. */
+ * instantiated there for double and float.
+ * Defines: none (every function and object here is static) */
 typedef struct FN(bicg) {
     ls_cuda_ctx *c;
     int n;

@@ -1,9 +1,9 @@
 /* The recursive getrf of getrf.c for one precision (REAL, FN: typed.h),
  * instantiated there for double and float.
- * Defines: lsc_getrf_device_d, lsc_getrf_device_s, lsc_getrf_panel_d,
- *  lsc_getrf_panel_s, lsc_lookahead_panel_ours_d, lsc_lookahead_panel_ours_s,
- *  lsc_lu_leaf_kind_d, lsc_lu_leaf_kind_s, lsc_lu_workspace_d,
- *  lsc_lu_workspace_s */
+ * Defines: lsc_lu_leaf_kind_d, lsc_lu_leaf_kind_s, lsc_lu_workspace_d,
+ *   lsc_lu_workspace_s, lsc_getrf_device_d, lsc_getrf_device_s,
+ *   lsc_lookahead_panel_ours_d, lsc_lookahead_panel_ours_s, lsc_getrf_panel_d,
+ *   lsc_getrf_panel_s */
 typedef struct FN(lu_run) {
     ls_cuda_ctx *c;
     int m;

@@ -1,5 +1,5 @@
 /* LU without interchanges (genp.c) for one precision (REAL, FN: typed.h).
- * Defines: lsc_genp_lu_d, lsc_genp_lu_s, lsc_genp_diag_d, lsc_genp_diag_s */
+ * Defines: lsc_genp_diag_d, lsc_genp_diag_s, lsc_genp_lu_d, lsc_genp_lu_s */
 
 static REAL *FN(gp_at)(REAL *A, int lda, int i, int j)
 {

@@ -2,7 +2,8 @@
  * precision (REAL, SFX: see common/real_macros.h); instantiated twice by
  * seed_prims.c into lsc_seed_ops_d and lsc_seed_ops_s. Every call of the
  * kernels' launchers (kernels.h) for the seed methods is here, the typed
- * launcher of this precision picked by FN. */
+ * launcher of this precision picked by FN.
+ * Defines: none (every function and object here is static) */
 #include "common/real_macros.h"
 
 

@@ -1,7 +1,8 @@
 /* The exported ScaLAPACK symbols for one precision (REAL, SFX: see
  * common/real_macros.h), instantiated twice by entry.c: pxgesv_, pxgetrf_ and
  * pxgetrs_ with ScaLAPACK's Fortran interfaces (every argument by
- * reference, descriptors of 9 integers). */
+ * reference, descriptors of 9 integers).
+ * Defines: pdgesv_, psgesv_, pdgetrf_, psgetrf_, pdgetrs_, psgetrs_ */
 #include "../../common/real_macros.h"
 
 #define LSS_CAT_(a, b) a##b
