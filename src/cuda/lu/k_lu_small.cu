@@ -167,7 +167,7 @@ __device__ void lus_back_substitute(int n, int nrhs, const T *A, int lda, T *B, 
 /* IN_SMEM: the column blocks live in the blocks' shared memory (ld n) and
  * A is read once and written once; else they are A's own columns (ld lda,
  * in place, the matrix served by L2), and nrhs is 0. R: panel rows a
- * thread holds (FP64: 1 up to n = 512, 2 above; FP32: 2). Both are
+ * thread holds (1 in shared memory up to n = 512, else 2). Both are
  * compile-time: a run-time choice cost registers and spills. */
 template <typename T, int R, bool IN_SMEM>
 __global__ void __launch_bounds__(LSK_LUS_THREADS, 1)
@@ -279,33 +279,33 @@ __global__ void __launch_bounds__(LSK_LUS_THREADS, 1)
 #endif
 }
 
-/* The instances: FP64 in shared memory with one panel row a thread (the
- * matrix fits only up to n = 512), FP64 in place with two, FP32 either
- * way with two. */
-#define LUS_INSTANCE(T, in_smem) lsk_lu_small_kernel<T, sizeof(T) == 8 && (in_smem) ? 1 : 2, (in_smem)>
+/* The instances: in shared memory one panel row a thread up to n = 512
+ * (FP64 fits shared memory only that far), two above (FP32 to about 850);
+ * in place two, both precisions. */
+#define LUS_INSTANCE(T, R, in_smem) lsk_lu_small_kernel<T, (R), (in_smem)>
 
-template <typename T, bool IN_SMEM>
+template <typename T, int R, bool IN_SMEM>
 static cudaError_t lus_configure(int G, size_t smem)
 {
-    cudaError_t e = cudaFuncSetAttribute(LUS_INSTANCE(T, IN_SMEM),
+    cudaError_t e = cudaFuncSetAttribute(LUS_INSTANCE(T, R, IN_SMEM),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess && G > 8)
-        e = cudaFuncSetAttribute(LUS_INSTANCE(T, IN_SMEM),
+        e = cudaFuncSetAttribute(LUS_INSTANCE(T, R, IN_SMEM),
                                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     return e;
 }
 
-template <typename T, bool IN_SMEM>
+template <typename T, int R, bool IN_SMEM>
 static cudaError_t lus_launch(int n, int nrhs, T *dA, int lda, T *dB, int ldb, int *d_ipiv,
                               int *d_info, int G, size_t smem, cudaStream_t s)
 {
-    cudaError_t e = lus_configure<T, IN_SMEM>(G, smem);
+    cudaError_t e = lus_configure<T, R, IN_SMEM>(G, smem);
     if (e != cudaSuccess)
         return e;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
     lsk_one_cluster(&cfg, attr, G, LSK_LUS_THREADS, smem, s);
-    return cudaLaunchKernelEx(&cfg, LUS_INSTANCE(T, IN_SMEM), n, nrhs, dA, lda, dB, ldb, d_ipiv,
+    return cudaLaunchKernelEx(&cfg, LUS_INSTANCE(T, R, IN_SMEM), n, nrhs, dA, lda, dB, ldb, d_ipiv,
                               d_info, (long long)(smem / sizeof(T)));
 }
 
@@ -313,30 +313,44 @@ template <typename T>
 static cudaError_t lu_small(int n, int nrhs, T *dA, int lda, T *dB, int ldb, int *d_ipiv,
                             int *d_info, int G, size_t smem, int in_smem, cudaStream_t s)
 {
-    if (in_smem && sizeof(T) == 8 && n > LSK_LUS_THREADS)
-        return cudaErrorInvalidValue; /* one row a thread: the planner never asks */
-    return in_smem ? lus_launch<T, true>(n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, s)
-                   : lus_launch<T, false>(n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, s);
+    if (!in_smem)
+        return lus_launch<T, 2, false>(n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, s);
+    if (n <= LSK_LUS_THREADS)
+        return lus_launch<T, 1, true>(n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, s);
+    if constexpr (sizeof(T) == 8)
+        return cudaErrorInvalidValue; /* FP64 fits shared memory to n = 512: never asked */
+    else
+        return lus_launch<T, 2, true>(n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, s);
 }
 LSK_DEFINE(LSK_LU_SMALL_SIG, lu_small,
            (n, nrhs, dA, lda, dB, ldb, d_ipiv, d_info, G, smem, in_smem, s))
 
 /* Whether one cluster of G blocks of this instance runs with smem bytes of
  * dynamic shared memory a block. */
-template <typename T, bool IN_SMEM>
+template <typename T, int R, bool IN_SMEM>
 static bool lus_cluster_runs(int G, size_t smem)
 {
     int clusters = 0;
-    cudaError_t e = lus_configure<T, IN_SMEM>(G, smem);
+    cudaError_t e = lus_configure<T, R, IN_SMEM>(G, smem);
     if (e == cudaSuccess) {
         cudaLaunchConfig_t cfg;
         cudaLaunchAttribute attr[1];
         lsk_one_cluster(&cfg, attr, G, LSK_LUS_THREADS, smem, 0);
-        e = cudaOccupancyMaxActiveClusters(&clusters, LUS_INSTANCE(T, IN_SMEM), &cfg);
+        e = cudaOccupancyMaxActiveClusters(&clusters, LUS_INSTANCE(T, R, IN_SMEM), &cfg);
     }
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return e == cudaSuccess && clusters >= 1;
+}
+
+/* Whether every instance lu_small may launch for T runs that cluster. */
+template <typename T>
+static bool lus_instances_run(int G, size_t smem)
+{
+    bool ok = lus_cluster_runs<T, 1, true>(G, smem) && lus_cluster_runs<T, 2, false>(G, smem);
+    if constexpr (sizeof(T) == 4)
+        ok = ok && lus_cluster_runs<T, 2, true>(G, smem);
+    return ok;
 }
 
 /* The largest cluster (16, 8, 4, 2 or 1 blocks) that runs with smem bytes
@@ -351,7 +365,7 @@ static int lu_small_max_blocks(size_t smem)
         major < 9)
         return 0;
     for (int G = LSK_LUS_MAX_BLOCKS; G >= 1; G /= 2)
-        if (lus_cluster_runs<T, true>(G, smem) && lus_cluster_runs<T, false>(G, smem))
+        if (lus_instances_run<T>(G, smem))
             return G;
     return 0;
 }

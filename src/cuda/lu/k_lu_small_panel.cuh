@@ -37,8 +37,8 @@ struct lus_pub {
     lus_list half[2];
 };
 
-/* Panel rows a thread holds in a half (the kernel's R): one (FP64 up to
- * n = 512, where the matrix fits shared memory) or two (n <= 1024). */
+/* Panel rows a thread holds in a half (the kernel's R): one where the
+ * matrix fits shared memory up to n = 512, two above (n <= 1024). */
 
 /* Columns [c0, c1) of a block (ld ld): the list's moves. All values are
  * read before any is written, so the order of the list does not matter.
@@ -125,11 +125,36 @@ __device__ __forceinline__ void lus_bar(int nt)
 }
 
 /* Per-warp pivot candidates of a column, two sets (by the column's
- * parity): key, position, row, and the candidate row's values. */
+ * parity): key, position, row, and the candidate row's values (16-byte
+ * aligned: they are stored as vectors). */
 template <typename T> struct lus_cand {
+    __align__(16) T vals[2][LSK_LUS_WARPS][LSK_LUS_HALF];
     unsigned long long key[2][LSK_LUS_WARPS];
     int pos[2][LSK_LUS_WARPS], row[2][LSK_LUS_WARPS];
-    T vals[2][LSK_LUS_WARPS][LSK_LUS_HALF];
+};
+
+/* Values c0..15 of a candidate row, c0 even (FP64) or a multiple of 4
+ * (FP32), into shared memory as 16-byte vectors: per column every warp
+ * stores its candidate, and at 16 warps these shared-memory instructions
+ * are a good part of the column's time. (Reading the pivot row back as
+ * vectors too held all of it in registers at once and spilled.) */
+__device__ __forceinline__ void lus_put_row(double *dst, const double (&v)[LSK_LUS_HALF], int c0)
+{
+#pragma unroll
+    for (int c = 0; c < LSK_LUS_HALF; c += 2)
+        if (c >= c0)
+            *reinterpret_cast<double2 *>(dst + c) = make_double2(v[c], v[c + 1]);
+}
+__device__ __forceinline__ void lus_put_row(float *dst, const float (&v)[LSK_LUS_HALF], int c0)
+{
+#pragma unroll
+    for (int c = 0; c < LSK_LUS_HALF; c += 4)
+        if (c >= c0)
+            *reinterpret_cast<float4 *>(dst + c) = make_float4(v[c], v[c + 1], v[c + 2], v[c + 3]);
+}
+/* The vector length lus_put_row moves. */
+template <typename T> struct lus_vec {
+    static constexpr int len = 16 / sizeof(T);
 };
 
 /* One half: the w <= HALF columns at H (ld ld) of rows r0..n-1, unblocked
@@ -179,15 +204,20 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
                     bk = k, bp = pos[r], br = row[r], bsel = r;
             }
             const int win = lus_warp_best(bk, bp, br);
+            /* columns from c0 (j rounded down to a whole vector) travel;
+             * those before j are never read */
+            constexpr int VL = lus_vec<T>::len;
+            const int c0 = j / VL * VL;
             if (lane == win) {
+                T v[LSK_LUS_HALF];
 #pragma unroll
-                for (int c = j; c < LSK_LUS_HALF; c++) {
-                    T v = a[0][c];
+                for (int c = 0; c < LSK_LUS_HALF; c++) {
+                    v[c] = a[0][c];
 #pragma unroll
                     for (int r = 1; r < R; r++)
-                        v = bsel == r ? a[r][c] : v;
-                    cd->vals[par][warp][c] = v;
+                        v[c] = bsel == r ? a[r][c] : v[c];
                 }
+                lus_put_row(cd->vals[par][warp], v, c0);
             }
             if (lane == 0) {
                 cd->key[par][warp] = bk;
