@@ -46,8 +46,14 @@ typedef struct ls_cpu_iter_result {
                                double rtol, double atol, int max_iter,                       \
                                ls_cpu_iter_result *res);
 
-LS_CPU_DECLARE_(double, d)
-LS_CPU_DECLARE_(float, s)
+LS_CPU_DECLARE_(double, d) /* ls_cpu_getrf_d, ls_cpu_getrs_d, ls_cpu_ge_eliminate_d,
+                              ls_cpu_back_substitute_d, ls_cpu_gj1_forward_d,
+                              ls_cpu_gj1_backward_d, ls_cpu_gj2_d, ls_cpu_gj2_refine_d,
+                              ls_cpu_bicgstab_d */
+LS_CPU_DECLARE_(float, s) /* ls_cpu_getrf_s, ls_cpu_getrs_s, ls_cpu_ge_eliminate_s,
+                             ls_cpu_back_substitute_s, ls_cpu_gj1_forward_s,
+                             ls_cpu_gj1_backward_s, ls_cpu_gj2_s, ls_cpu_gj2_refine_s,
+                             ls_cpu_bicgstab_s */
 
 /* The system LAPACK liblinsolve was linked against (lapack_sym.c), found in
  * liblinsolve's own dependency tree so that a preloaded liblinsolve_lapack.so

@@ -20,9 +20,9 @@ struct lsk_bstack;
 #define LSC_BBLK_GETRF_SIG(T, S)                                                           \
     int lsc_bblk_getrf_##S(ls_cuda_ctx *c, const struct lsk_bstack *s, size_t optin, char *err, \
                            size_t errlen)
-LSK_DECLARE(LSC_BBLK_GETRF_SIG);
+LSK_DECLARE(LSC_BBLK_GETRF_SIG); /* lsc_bblk_getrf_d, lsc_bblk_getrf_s */
 #define LSC_BBLK_WIDTH_SIG(T, S) int lsc_bblk_width_##S(int n, size_t optin)
-LSK_DECLARE(LSC_BBLK_WIDTH_SIG);
+LSK_DECLARE(LSC_BBLK_WIDTH_SIG); /* lsc_bblk_width_d, lsc_bblk_width_s */
 
 #ifdef __cplusplus
 }

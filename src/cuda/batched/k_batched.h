@@ -37,7 +37,7 @@ typedef struct lsk_bstack {
 /* As lsk_bwarp_lu, for n <= LSK_BTHREAD_MAXN and nrhs <= LSK_BTHREAD_MAXRHS. */
 #define LSK_BTHREAD_LU_SIG(T, S) \
     cudaError_t lsk_bthread_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
-LSK_DECLARE(LSK_BTHREAD_LU_SIG);
+LSK_DECLARE(LSK_BTHREAD_LU_SIG); /* lsk_bthread_lu_d, lsk_bthread_lu_s */
 
 /* ---- n <= 32: a matrix per NP lanes, rows in registers (k_batched_warp.cu) ---- */
 #define LSK_BWARP_MAXN 32
@@ -46,19 +46,19 @@ LSK_DECLARE(LSK_BTHREAD_LU_SIG);
  * solve, whose X is written only where info is 0. */
 #define LSK_BWARP_LU_SIG(T, S) \
     cudaError_t lsk_bwarp_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
-LSK_DECLARE(LSK_BWARP_LU_SIG);
+LSK_DECLARE(LSK_BWARP_LU_SIG); /* lsk_bwarp_lu_d, lsk_bwarp_lu_s */
 
 /* ---- n <= 256: a matrix per block in shared memory (k_batched_smem.cu) ---- */
 #define LSK_BSMEM_MAXN 256
 #define LSK_BSMEM_THREADS 512 /* at most; 256 up to n = 64 */
 /* Dynamic shared memory one block needs for n with nrhs fused columns. */
 #define LSK_BSMEM_BYTES_SIG(T, S) size_t lsk_bsmem_bytes_##S(int n, int nrhs)
-LSK_DECLARE(LSK_BSMEM_BYTES_SIG);
+LSK_DECLARE(LSK_BSMEM_BYTES_SIG); /* lsk_bsmem_bytes_d, lsk_bsmem_bytes_s */
 /* As lsk_bwarp_lu; the caller has checked lsk_bsmem_bytes against the
  * device's opt-in limit max_smem. */
 #define LSK_BSMEM_LU_SIG(T, S) \
     cudaError_t lsk_bsmem_lu_##S(const lsk_bstack *st, int nrhs, size_t max_smem, cudaStream_t s)
-LSK_DECLARE(LSK_BSMEM_LU_SIG);
+LSK_DECLARE(LSK_BSMEM_LU_SIG); /* lsk_bsmem_lu_d, lsk_bsmem_lu_s */
 
 /* ---- helpers (k_batched_aux.cu) ---- */
 /* op(A) X = B with the factors and pivots of every system; trans 'N' or
@@ -67,17 +67,17 @@ LSK_DECLARE(LSK_BSMEM_LU_SIG);
 #define LSK_BGETRS_SIG(T, S)                                                    \
     cudaError_t lsk_bgetrs_##S(char trans, const lsk_bstack *st, int nrhs, const int *skip_info, \
                                cudaStream_t s)
-LSK_DECLARE(LSK_BGETRS_SIG);
+LSK_DECLARE(LSK_BGETRS_SIG); /* lsk_bgetrs_d, lsk_bgetrs_s */
 /* ptrs[b] = A + b*sA (elements), for cuBLAS's pointer-array routines. */
 #define LSK_BPOINTERS_SIG(T, S) \
     cudaError_t lsk_bpointers_##S(T *A, long long sA, int batch, T **ptrs, cudaStream_t s)
-LSK_DECLARE(LSK_BPOINTERS_SIG);
+LSK_DECLARE(LSK_BPOINTERS_SIG); /* lsk_bpointers_d, lsk_bpointers_s */
 /* Transpose the leading n x n block of every matrix in place (row- to
  * column-major and back). */
 #define LSK_BTRANSPOSE_SIG(T, S)                                                             \
     cudaError_t lsk_btranspose_##S(int n, T *A, long long ld, long long sA, int batch, \
                                    cudaStream_t s)
-LSK_DECLARE(LSK_BTRANSPOSE_SIG);
+LSK_DECLARE(LSK_BTRANSPOSE_SIG); /* lsk_btranspose_d, lsk_btranspose_s */
 /* info[b] = 0 for every system. */
 cudaError_t lsk_bzero_info(int *info, int batch, cudaStream_t s);
 

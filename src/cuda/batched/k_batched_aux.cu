@@ -1,7 +1,9 @@
 /* Batched helpers: getrs on factors in device memory (one block per system
  * and right-hand side, the column in shared memory), cuBLAS's pointer
  * arrays, an in-place transpose for row-major stacks on the cuBLAS path,
- * and zeroing info. */
+ * and zeroing info.
+ * Defines: lsk_bgetrs_d, lsk_bgetrs_s, lsk_bpointers_d, lsk_bpointers_s,
+ *   lsk_btranspose_d, lsk_btranspose_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched.h"

@@ -16,7 +16,10 @@
  *          one gather per column of L, through shared memory, so each
  *          column is read and written once, coalesced (a moved element of a
  *          column-major matrix is otherwise a 32-byte sector for 8 bytes).
- * Stacks are column-major here (the driver transposes row-major ones). */
+ * Stacks are column-major here (the driver transposes row-major ones).
+ * Defines: lsk_bblk_panel_bytes_d, lsk_bblk_panel_bytes_s, lsk_bblk_panel_d,
+ *   lsk_bblk_panel_s, lsk_bblk_right_d, lsk_bblk_right_s, lsk_bblk_left_d,
+ *   lsk_bblk_left_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched_blocked.h"

@@ -21,24 +21,24 @@ extern "C" {
 
 /* Dynamic shared memory of the panel kernel for m rows and jb columns. */
 #define LSK_BBLK_PANEL_BYTES_SIG(T, S) size_t lsk_bblk_panel_bytes_##S(int m, int jb)
-LSK_DECLARE(LSK_BBLK_PANEL_BYTES_SIG);
+LSK_DECLARE(LSK_BBLK_PANEL_BYTES_SIG); /* lsk_bblk_panel_bytes_d, lsk_bblk_panel_bytes_s */
 /* Factor columns [j0, j0 + jb) of rows [j0, n) of every system; ipiv and
  * info (kept if already set) as LAPACK's getrf; the panel's row moves. */
 #define LSK_BBLK_PANEL_SIG(T, S)                                                               \
     cudaError_t lsk_bblk_panel_##S(const lsk_bstack *st, int j0, int jb, int *moves, int mstride, \
                                    cudaStream_t s)
-LSK_DECLARE(LSK_BBLK_PANEL_SIG);
+LSK_DECLARE(LSK_BBLK_PANEL_SIG); /* lsk_bblk_panel_d, lsk_bblk_panel_s */
 /* Right of the panel: its row moves, then U12 = L11^-1 A12. */
 #define LSK_BBLK_RIGHT_SIG(T, S)                                                          \
     cudaError_t lsk_bblk_right_##S(const lsk_bstack *st, int j0, int jb, const int *moves, \
                                    int mstride, cudaStream_t s)
-LSK_DECLARE(LSK_BBLK_RIGHT_SIG);
+LSK_DECLARE(LSK_BBLK_RIGHT_SIG); /* lsk_bblk_right_d, lsk_bblk_right_s */
 /* After the last panel (all of width jb but the last): every panel's moves
  * on the columns left of it; panel p's moves at moves + p * batch * mstride. */
 #define LSK_BBLK_LEFT_SIG(T, S)                                                                \
     cudaError_t lsk_bblk_left_##S(const lsk_bstack *st, int jb, const int *moves, int mstride, \
                                   cudaStream_t s)
-LSK_DECLARE(LSK_BBLK_LEFT_SIG);
+LSK_DECLARE(LSK_BBLK_LEFT_SIG); /* lsk_bblk_left_d, lsk_bblk_left_s */
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,8 @@
  * has a thread per column, and with ld = n a power of two all 32 threads of
  * a warp hit the same bank (a 32-way conflict on every access, the larger
  * part of the kernel's shared-memory traffic at n = 64 and 128). The
- * update loads four columns ahead of its stores so the loads overlap. */
+ * update loads four columns ahead of its stores so the loads overlap.
+ * Defines: lsk_bsmem_bytes_d, lsk_bsmem_bytes_s, lsk_bsmem_lu_d, lsk_bsmem_lu_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched.h"

@@ -25,7 +25,8 @@
  * by the reciprocal unless the pivot is below the safe minimum, info the
  * first exactly zero pivot with the factorization run to the end. With
  * right-hand sides (gesv) B's rows are interchanged with A's, L Y = P B
- * and U X = Y follow in registers, and X is written only where info is 0. */
+ * and U X = Y follow in registers, and X is written only where info is 0.
+ * Defines: lsk_bthread_lu_d, lsk_bthread_lu_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched.h"

@@ -16,7 +16,8 @@
  * it back the same way (two doubles or four floats an instruction, where a
  * shuffle moves half a double). Columns past n and right-hand sides past
  * nrhs are updated too, without a predicate: they hold zeros in the pivot
- * row, are never read by a real column and are never written out. */
+ * row, are never read by a real column and are never written out.
+ * Defines: lsk_bwarp_lu_d, lsk_bwarp_lu_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched.h"

@@ -2,7 +2,9 @@
  * which each thread owns LSK_SPMV_ROWS rows and the block stages x in
  * shared memory tile by tile (figure 4), dot products by a two-stage block
  * reduction (deterministic, no double atomics), and one fused three-term
- * vector update that covers every axpy-type step of the iteration. */
+ * vector update that covers every axpy-type step of the iteration.
+ * Defines: lsk_matvec_d, lsk_matvec_s, lsk_dot_d, lsk_dot_s, lsk_axpbypcz_d,
+ *   lsk_axpbypcz_s, lsk_reg_bicgstab_d, lsk_reg_bicgstab_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/bicgstab/k_bicgstab.h"
 

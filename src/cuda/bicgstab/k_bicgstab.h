@@ -27,21 +27,21 @@ extern "C" {
 /* y = A x, A column-major n x n, p rows per thread, x staged in shared memory. */
 #define LSK_MATVEC_SIG(T, S)                                                              \
     cudaError_t lsk_matvec_##S(int n, const T *dA, int lda, const T *dx, T *dy, cudaStream_t s)
-LSK_DECLARE(LSK_MATVEC_SIG);
+LSK_DECLARE(LSK_MATVEC_SIG); /* lsk_matvec_d, lsk_matvec_s */
 /* out[0] = x . y in two stages (partials: LSK_DOT_BLOCKS elements). */
 #define LSK_DOT_SIG(T, S)                                                               \
     cudaError_t lsk_dot_##S(int n, const T *dx, const T *dy, T *partials, T *out, cudaStream_t s)
-LSK_DECLARE(LSK_DOT_SIG);
+LSK_DECLARE(LSK_DOT_SIG); /* lsk_dot_d, lsk_dot_s */
 /* out = a*x + b*y + c*z (a term whose pointer is NULL is left out);
  * out may alias x, y or z: each thread reads its element before writing. */
 #define LSK_AXPBYPCZ_SIG(T, S)                                                           \
     cudaError_t lsk_axpbypcz_##S(int n, double a, const T *x, double b, const T *y, double c, \
                                  const T *z, T *out, cudaStream_t s)
-LSK_DECLARE(LSK_AXPBYPCZ_SIG);
+LSK_DECLARE(LSK_AXPBYPCZ_SIG); /* lsk_axpbypcz_d, lsk_axpbypcz_s */
 
 /* ---- registry rows (kernel_registry.cu): lsk_reg_<file>_d / _s ---- */
 #define LSK_REG_BICGSTAB_SIG(T, S) LSK_REG_SIG_(bicgstab, S)
-LSK_DECLARE(LSK_REG_BICGSTAB_SIG);
+LSK_DECLARE(LSK_REG_BICGSTAB_SIG); /* lsk_reg_bicgstab_d, lsk_reg_bicgstab_s */
 
 #ifdef __cplusplus
 }

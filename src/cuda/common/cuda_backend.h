@@ -135,22 +135,22 @@ int lsc_solve_bicgstab(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *
 #define LSC_GETRF_DEVICE_SIG(T, S)                                                      \
     int lsc_getrf_device_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv, \
                              int *d_info, char *err, size_t errlen)
-LSK_DECLARE(LSC_GETRF_DEVICE_SIG);
+LSK_DECLARE(LSC_GETRF_DEVICE_SIG); /* lsc_getrf_device_d, lsc_getrf_device_s */
 /* The lu leaves' workspace for m rows, kept in the context (getrf.c). */
 #define LSC_LU_WORKSPACE_SIG(T, S)                                                     \
     int lsc_lu_workspace_##S(ls_cuda_ctx *c, int m, void **ws, int **pairs, char *err, \
                              size_t errlen)
-LSK_DECLARE(LSC_LU_WORKSPACE_SIG);
+LSK_DECLARE(LSC_LU_WORKSPACE_SIG); /* lsc_lu_workspace_d, lsc_lu_workspace_s */
 /* Which leaf kernels lu runs at size n, for reports. */
 #define LSC_LU_LEAF_KIND_SIG(T, S) const char *lsc_lu_leaf_kind_##S(ls_cuda_ctx *c, int n)
-LSK_DECLARE(LSC_LU_LEAF_KIND_SIG);
+LSK_DECLARE(LSC_LU_LEAF_KIND_SIG); /* lsc_lu_leaf_kind_d, lsc_lu_leaf_kind_s */
 /* getrs on device memory (getrs.c): op(A) X = B with the factors and the
  * 1-based device pivots of lsc_getrf_device; trans 'N', 'T' or 'C'. Runs on
  * c->stream with no host synchronisation. */
 #define LSC_GETRS_DEVICE_SIG(T, S)                                                             \
     int lsc_getrs_device_##S(ls_cuda_ctx *c, char trans, int n, int nrhs, const T *dA, int lda, \
                              const int *d_ipiv, T *dB, int ldb, char *err, size_t errlen)
-LSK_DECLARE(LSC_GETRS_DEVICE_SIG);
+LSK_DECLARE(LSC_GETRS_DEVICE_SIG); /* lsc_getrs_device_d, lsc_getrs_device_s */
 /* The two above behind one ls_precision switch, on device bytes (the
  * entry points that take ls_precision). */
 int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int lda,
@@ -187,13 +187,14 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
 #define LSC_GETRF_LOOKAHEAD_SIG(T, S)                                                      \
     int lsc_getrf_lookahead_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv, \
                                 int *d_info, char *err, size_t errlen)
-LSK_DECLARE(LSC_GETRF_LOOKAHEAD_SIG);
+LSK_DECLARE(LSC_GETRF_LOOKAHEAD_SIG); /* lsc_getrf_lookahead_d, lsc_getrf_lookahead_s */
 int lsc_lookahead_nb(int n);
 /* Whether the look-ahead driver factors a panel of m rows with our own
  * recursive one-SM-leaf LU (else cuSOLVER's getrf; LS_CUDA_LU_PANEL=cusolver
  * forces that). */
 #define LSC_LOOKAHEAD_PANEL_OURS_SIG(T, S) int lsc_lookahead_panel_ours_##S(ls_cuda_ctx *c, int m)
-LSK_DECLARE(LSC_LOOKAHEAD_PANEL_OURS_SIG);
+LSK_DECLARE(LSC_LOOKAHEAD_PANEL_OURS_SIG); /* lsc_lookahead_panel_ours_d,
+                                              lsc_lookahead_panel_ours_s */
 /* The recursive LU of an m x n panel with one-SM leaves, on the given stream
  * and cuBLAS handle (bound to it); ipiv relative to the panel, info set only
  * where it is 0. LS_EUNAVAIL when the leaf cannot take m rows. */
@@ -201,7 +202,7 @@ LSK_DECLARE(LSC_LOOKAHEAD_PANEL_OURS_SIG);
     int lsc_getrf_panel_##S(ls_cuda_ctx *c, int m, int n, T *dA, int lda, int *d_ipiv,     \
                             int *d_info, cublasHandle_t blas, cudaStream_t stream, char *err, \
                             size_t errlen)
-LSK_DECLARE(LSC_GETRF_PANEL_SIG);
+LSK_DECLARE(LSC_GETRF_PANEL_SIG); /* lsc_getrf_panel_d, lsc_getrf_panel_s */
 /* Run fn (which queues work on c->stream) directly the first time key is
  * seen, captured as a CUDA graph the second time, as that graph after that
  * (lu_graph.c). key: every pointer, shape and mode the work depends on. */

@@ -1,5 +1,6 @@
 /* Panchatcharam, Sundar & Klar (2013), figure 2: C = A B with p x p tiles of A and B staged in shared
- * memory; any m, n, k (edge tiles are padded with zeros). Column-major. */
+ * memory; any m, n, k (edge tiles are padded with zeros). Column-major.
+ * Defines: lsk_gemm_tiled_d, lsk_gemm_tiled_s, lsk_reg_gemm_d, lsk_reg_gemm_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/common/kernels.h"
 

@@ -34,11 +34,11 @@ extern "C" {
 #define LSK_GEMM_TILED_SIG(T, S)                                                            \
     cudaError_t lsk_gemm_tiled_##S(int tile, int m, int n, int k, const T *dA, int lda,       \
                                    const T *dB, int ldb, T *dC, int ldc, cudaStream_t s)
-LSK_DECLARE(LSK_GEMM_TILED_SIG);
+LSK_DECLARE(LSK_GEMM_TILED_SIG); /* lsk_gemm_tiled_d, lsk_gemm_tiled_s */
 
 /* ---- registry rows (kernel_registry.cu): lsk_reg_<file>_d / _s ---- */
 #define LSK_REG_GEMM_SIG(T, S) LSK_REG_SIG_(gemm, S)
-LSK_DECLARE(LSK_REG_GEMM_SIG);
+LSK_DECLARE(LSK_REG_GEMM_SIG); /* lsk_reg_gemm_d, lsk_reg_gemm_s */
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,9 @@
  * block stages its column in shared memory with coalesced loads, one thread
  * does the swaps there (about 30 ns each on an H100: n = 4096 in 125 us),
  * and the block writes the column back coalesced. A column too long for
- * shared memory is swapped in place. */
+ * shared memory is swapped in place.
+ * Defines: lsk_laswp_rhs_staged_d, lsk_laswp_rhs_staged_s, lsk_laswp_rhs_d,
+ *   lsk_laswp_rhs_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/lu/k_lu.h"
 

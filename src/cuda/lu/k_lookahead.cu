@@ -1,5 +1,6 @@
 /* Pivot bookkeeping of the look-ahead LU (getrf_lookahead.c): a panel
- * factored at (j0, j0) returns panel-relative pivots and its own info. */
+ * factored at (j0, j0) returns panel-relative pivots and its own info.
+ * Defines: lsk_moves_apply_d, lsk_moves_apply_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/lu/k_lu.h"
 

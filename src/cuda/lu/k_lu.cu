@@ -1,6 +1,8 @@
 /* Panel kernels of the blocked LU (method "lu"): the panel is factored one
  * column at a time with two launches per column, pivots kept on the device.
- * The trailing matrix is left to cuBLAS (trsm + gemm) by the host code. */
+ * The trailing matrix is left to cuBLAS (trsm + gemm) by the host code.
+ * Defines: lsk_panel_column_d, lsk_panel_column_s, lsk_panel_update_d,
+ *   lsk_panel_update_s, lsk_reg_lu_d, lsk_reg_lu_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/lu/k_lu.h"
 

@@ -27,11 +27,11 @@ extern "C" {
 #define LSK_PANEL_COLUMN_SIG(T, S)                                                       \
     cudaError_t lsk_panel_column_##S(int m, int j, int j0, int jb, T *dA, int lda, int *d_ipiv, \
                                      int *d_info, cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_COLUMN_SIG);
+LSK_DECLARE(LSK_PANEL_COLUMN_SIG); /* lsk_panel_column_d, lsk_panel_column_s */
 /* Rank-1 update of panel columns (j, j0+jb) for rows (j, m). */
 #define LSK_PANEL_UPDATE_SIG(T, S) \
     cudaError_t lsk_panel_update_##S(int m, int j, int j0, int jb, T *dA, int lda, cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_UPDATE_SIG);
+LSK_DECLARE(LSK_PANEL_UPDATE_SIG); /* lsk_panel_update_d, lsk_panel_update_s */
 
 /* ---- LU leaves: launch shape (leaf_shape.c) ---- */
 /* Blocks G and rows per block R for a leaf of `rows` rows x w columns of
@@ -49,22 +49,22 @@ int lsk_leaf_shape(size_t es, int rows, int w, int want_blocks, int max_blocks, 
  * than max_blocks would be needed (then the per-column kernels are used). */
 #define LSK_PANEL_COOP_SHAPE_SIG(T, S) \
     int lsk_panel_coop_shape_##S(int rows, int w, int want_blocks, int max_blocks, int *R)
-LSK_DECLARE(LSK_PANEL_COOP_SHAPE_SIG);
+LSK_DECLARE(LSK_PANEL_COOP_SHAPE_SIG); /* lsk_panel_coop_shape_d, lsk_panel_coop_shape_s */
 /* Device scratch bytes lsk_panel_coop needs for G blocks. */
 #define LSK_PANEL_COOP_SCRATCH_SIG(T, S) size_t lsk_panel_coop_scratch_##S(int G)
-LSK_DECLARE(LSK_PANEL_COOP_SCRATCH_SIG);
+LSK_DECLARE(LSK_PANEL_COOP_SCRATCH_SIG); /* lsk_panel_coop_scratch_d, lsk_panel_coop_scratch_s */
 /* Factor columns [j0, j0+w) over rows [j0, m) in one cooperative launch
  * (ipiv 1-based, info = first zero pivot), then apply the leaf's
  * interchanges to every other column of [0, ncols). */
 #define LSK_PANEL_COOP_SIG(T, S)                                                            \
     cudaError_t lsk_panel_coop_##S(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv, \
                                    int *d_info, void *scratch, int G, int R, cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_COOP_SIG);
+LSK_DECLARE(LSK_PANEL_COOP_SIG); /* lsk_panel_coop_d, lsk_panel_coop_s */
 /* The leaf's row moves applied to the columns outside [j0, j0+w). */
 #define LSK_SWAP_OUTSIDE_SIG(T, S)                                                     \
     cudaError_t lsk_swap_outside_##S(int ncols, int j0, int w, T *dA, int lda, const int *pairs, \
                                      cudaStream_t s)
-LSK_DECLARE(LSK_SWAP_OUTSIDE_SIG);
+LSK_DECLARE(LSK_SWAP_OUTSIDE_SIG); /* lsk_swap_outside_d, lsk_swap_outside_s */
 
 /* ---- thread-block cluster LU leaf (k_panel_cluster.cu, sm_90) ---- */
 #define LSK_CLUSTER_MAX 8                 /* blocks of a cluster (portable size) */
@@ -73,17 +73,18 @@ LSK_DECLARE(LSK_SWAP_OUTSIDE_SIG);
 /* Blocks G (one cluster) and rows per block R for a leaf of `rows` rows; 0
  * when the rows do not fit LSK_CLUSTER_MAX blocks' shared memory. */
 #define LSK_PANEL_CLUSTER_SHAPE_SIG(T, S) int lsk_panel_cluster_shape_##S(int rows, int w, int *R)
-LSK_DECLARE(LSK_PANEL_CLUSTER_SHAPE_SIG);
+LSK_DECLARE(LSK_PANEL_CLUSTER_SHAPE_SIG); /* lsk_panel_cluster_shape_d, lsk_panel_cluster_shape_s */
 /* 1 when the device can run the largest cluster leaf (sm_90 and up). */
 #define LSK_PANEL_CLUSTER_USABLE_SIG(T, S) int lsk_panel_cluster_usable_##S(void)
-LSK_DECLARE(LSK_PANEL_CLUSTER_USABLE_SIG);
+LSK_DECLARE(LSK_PANEL_CLUSTER_USABLE_SIG); /* lsk_panel_cluster_usable_d,
+                                              lsk_panel_cluster_usable_s */
 /* Factor the leaf (as lsk_panel_coop) with one cluster of G blocks, then
  * apply its interchanges outside it; d_pairs: LSK_LEAF_PAIRS ints. */
 #define LSK_PANEL_CLUSTER_SIG(T, S)                                                        \
     cudaError_t lsk_panel_cluster_##S(int m, int ncols, int j0, int w, T *dA, int lda,      \
                                       int *d_ipiv, int *d_info, int *d_pairs, int G, int R, \
                                       cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_CLUSTER_SIG);
+LSK_DECLARE(LSK_PANEL_CLUSTER_SIG); /* lsk_panel_cluster_d, lsk_panel_cluster_s */
 /* ---- push-cluster LU leaf (k_panel_push.cu, sm_90) ---- */
 #define LSK_PUSH_MAXW 64                     /* widest leaf */
 #define LSK_PUSH_MOVES (1 + 4 * LSK_PUSH_MAXW) /* ints of its move list */
@@ -91,24 +92,25 @@ LSK_DECLARE(LSK_PANEL_CLUSTER_SIG);
  * rows x w; 0 when it does not fit smem_max bytes of shared memory a block. */
 #define LSK_PANEL_PUSH_SHAPE_SIG(T, S) \
     int lsk_panel_push_shape_##S(int rows, int w, int G_max, size_t smem_max, int *R)
-LSK_DECLARE(LSK_PANEL_PUSH_SHAPE_SIG);
+LSK_DECLARE(LSK_PANEL_PUSH_SHAPE_SIG); /* lsk_panel_push_shape_d, lsk_panel_push_shape_s */
 /* The largest cluster (16 or 8 blocks) the push leaf can run with smem
  * bytes a block here; 0 when none (before sm_90). */
 #define LSK_PANEL_PUSH_MAX_BLOCKS_SIG(T, S) int lsk_panel_push_max_blocks_##S(size_t smem)
-LSK_DECLARE(LSK_PANEL_PUSH_MAX_BLOCKS_SIG);
+LSK_DECLARE(LSK_PANEL_PUSH_MAX_BLOCKS_SIG); /* lsk_panel_push_max_blocks_d,
+                                               lsk_panel_push_max_blocks_s */
 /* Factor columns [j0, j0+w) over rows [j0, m) (ipiv 1-based, info = first
  * zero pivot) in one cluster of G blocks, then apply the leaf's
  * interchanges to every other column of [0, ncols); d_moves: LSK_PUSH_MOVES ints. */
 #define LSK_PANEL_PUSH_SIG(T, S)                                                            \
     cudaError_t lsk_panel_push_##S(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv, \
                                    int *d_info, int *d_moves, int G, int R, cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_PUSH_SIG);
+LSK_DECLARE(LSK_PANEL_PUSH_SIG); /* lsk_panel_push_d, lsk_panel_push_s */
 /* Apply a leaf's move list ({count, (dst, src)...}, rows) to every column
  * of [0, ncols) outside [j0, j0+w): one warp a column. */
 #define LSK_APPLY_MOVES_SIG(T, S)                                                     \
     cudaError_t lsk_apply_moves_##S(int ncols, int j0, int w, T *dA, int lda, const int *d_moves, \
                                     cudaStream_t s)
-LSK_DECLARE(LSK_APPLY_MOVES_SIG);
+LSK_DECLARE(LSK_APPLY_MOVES_SIG); /* lsk_apply_moves_d, lsk_apply_moves_s */
 /* ---- one-SM LU leaf (k_panel_sm.cu) ---- */
 #define LSK_SM_THREADS 1024 /* threads of the leaf's one block */
 #define LSK_SM_MAXROWS 4096 /* tallest leaf (rows a thread keeps: 4) */
@@ -117,14 +119,14 @@ LSK_DECLARE(LSK_APPLY_MOVES_SIG);
  * one block's shared memory; 0 when none. */
 #define LSK_PANEL_SM_WIDTH_SIG(T, S) \
     int lsk_panel_sm_width_##S(int rows, int w_max, size_t smem_max)
-LSK_DECLARE(LSK_PANEL_SM_WIDTH_SIG);
+LSK_DECLARE(LSK_PANEL_SM_WIDTH_SIG); /* lsk_panel_sm_width_d, lsk_panel_sm_width_s */
 /* Factor columns [j0, j0+w) over rows [j0, m) in one block (ipiv 1-based
  * global rows, info = first zero pivot when still 0), then apply its
  * interchanges to every other column of [0, ncols); d_moves: LSK_PUSH_MOVES ints. */
 #define LSK_PANEL_SM_SIG(T, S)                                                            \
     cudaError_t lsk_panel_sm_##S(int m, int ncols, int j0, int w, T *dA, int lda, int *d_ipiv, \
                                  int *d_info, int *d_moves, size_t smem_max, cudaStream_t s)
-LSK_DECLARE(LSK_PANEL_SM_SIG);
+LSK_DECLARE(LSK_PANEL_SM_SIG); /* lsk_panel_sm_d, lsk_panel_sm_s */
 /* ---- look-ahead LU bookkeeping (k_lookahead.cu) ---- */
 /* ipiv[j0 .. j0+w) += j0; info = pinfo + j0 when pinfo > 0 and info is 0. */
 cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int *d_info,
@@ -140,12 +142,12 @@ cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves, 
 #define LSK_MOVES_APPLY_SIG(T, S)                                                         \
     cudaError_t lsk_moves_apply_##S(int c0, int n0, int c1, int n1, T *dA, int lda, int nsw, \
                                     const int *d_moves, cudaStream_t s)
-LSK_DECLARE(LSK_MOVES_APPLY_SIG);
+LSK_DECLARE(LSK_MOVES_APPLY_SIG); /* lsk_moves_apply_d, lsk_moves_apply_s */
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 #define LSK_PERMUTE_ROWS_SIG(T, S)                                                         \
     cudaError_t lsk_permute_rows_##S(int n, int nrhs, const int *d_perm, const T *src, int ldsrc, \
                                      T *dst, int lddst, cudaStream_t s)
-LSK_DECLARE(LSK_PERMUTE_ROWS_SIG);
+LSK_DECLARE(LSK_PERMUTE_ROWS_SIG); /* lsk_permute_rows_d, lsk_permute_rows_s */
 
 /* ---- row interchanges of getrs' right-hand sides (k_laswp_rhs.cu) ---- */
 #define LSK_LASWP_RHS_THREADS 256
@@ -160,17 +162,17 @@ LSK_DECLARE(LSK_PERMUTE_ROWS_SIG);
     cudaError_t lsk_laswp_rhs_##S(int n, int nrhs, T *dB, int ldb, int k0, int k1,        \
                                   const int *d_ipiv, int reverse, size_t smem_max,        \
                                   cudaStream_t s)
-LSK_DECLARE(LSK_LASWP_RHS_SIG);
+LSK_DECLARE(LSK_LASWP_RHS_SIG); /* lsk_laswp_rhs_d, lsk_laswp_rhs_s */
 /* 1 when a column of n elements takes the shared-memory path. */
 #define LSK_LASWP_RHS_STAGED_SIG(T, S) int lsk_laswp_rhs_staged_##S(int n, size_t smem_max)
-LSK_DECLARE(LSK_LASWP_RHS_STAGED_SIG);
+LSK_DECLARE(LSK_LASWP_RHS_STAGED_SIG); /* lsk_laswp_rhs_staged_d, lsk_laswp_rhs_staged_s */
 /* ---- registry rows (kernel_registry.cu): lsk_reg_<file>_d / _s ---- */
 #define LSK_REG_LU_SIG(T, S) LSK_REG_SIG_(lu, S)
 #define LSK_REG_COOP_SIG(T, S) LSK_REG_SIG_(coop, S)
 #define LSK_REG_CLUSTER_SIG(T, S) LSK_REG_SIG_(cluster, S)
-LSK_DECLARE(LSK_REG_LU_SIG);
-LSK_DECLARE(LSK_REG_COOP_SIG);
-LSK_DECLARE(LSK_REG_CLUSTER_SIG);
+LSK_DECLARE(LSK_REG_LU_SIG); /* lsk_reg_lu_d, lsk_reg_lu_s */
+LSK_DECLARE(LSK_REG_COOP_SIG); /* lsk_reg_coop_d, lsk_reg_coop_s */
+LSK_DECLARE(LSK_REG_CLUSTER_SIG); /* lsk_reg_cluster_d, lsk_reg_cluster_s */
 
 #ifdef __cplusplus
 }

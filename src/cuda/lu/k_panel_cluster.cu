@@ -11,7 +11,10 @@
  * row's w entries) and, if it holds it, the diagonal row, in its own shared
  * memory, alternating two halves by column parity; cluster barrier; warp 0
  * of every block reduces the G candidates the same way; the pivot row and
- * the diagonal row are copied from their owners; then swap and eliminate. */
+ * the diagonal row are copied from their owners; then swap and eliminate.
+ * Defines: lsk_panel_cluster_shape_d, lsk_panel_cluster_shape_s,
+ *   lsk_panel_cluster_d, lsk_panel_cluster_s, lsk_panel_cluster_usable_d,
+ *   lsk_panel_cluster_usable_s, lsk_reg_cluster_d, lsk_reg_cluster_s */
 #include <cooperative_groups.h>
 #include <limits.h>
 

@@ -11,7 +11,11 @@
  *
  * The leaf's interchanges are then turned into at most 2*w (dst <- src) row
  * moves, applied to every column outside the leaf by lsk_swap_outside in one
- * launch. That replaces LAPACK's level-by-level laswp of the recursive LU. */
+ * launch. That replaces LAPACK's level-by-level laswp of the recursive LU.
+ * Defines: lsk_panel_coop_scratch_d, lsk_panel_coop_scratch_s,
+ *   lsk_panel_coop_shape_d, lsk_panel_coop_shape_s, lsk_panel_coop_d,
+ *   lsk_panel_coop_s, lsk_swap_outside_d, lsk_swap_outside_s,
+ *   lsk_permute_rows_d, lsk_permute_rows_s, lsk_reg_coop_d, lsk_reg_coop_s */
 #include <cooperative_groups.h>
 #include <limits.h>
 

@@ -14,7 +14,10 @@
  *    updated; positions are tracked (LAPACK's interchange order) and rows are
  *    written back where LAPACK's swaps would have put them.
  * Each thread owns whole rows (r = tid + i*threads), so the update of one
- * column and the multipliers of the next need no block barrier. */
+ * column and the multipliers of the next need no block barrier.
+ * Defines: lsk_panel_push_shape_d, lsk_panel_push_shape_s, lsk_panel_push_d,
+ *   lsk_panel_push_s, lsk_apply_moves_d, lsk_apply_moves_s,
+ *   lsk_panel_push_max_blocks_d, lsk_panel_push_max_blocks_s */
 #include <cooperative_groups.h>
 
 #include "cuda/common/k_common.cuh"

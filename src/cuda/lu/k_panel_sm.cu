@@ -14,7 +14,9 @@
  * Rows never move inside the panel: each thread keeps its rows' LAPACK
  * positions in registers (so ties and the NaN rule follow idamax on
  * positions), and rows are written back where LAPACK's interchanges put
- * them. The interchanges reach the other columns through a move list. */
+ * them. The interchanges reach the other columns through a move list.
+ * Defines: lsk_panel_sm_width_d, lsk_panel_sm_width_s, lsk_panel_sm_d,
+ *   lsk_panel_sm_s */
 #include <climits>
 
 #include "cuda/common/k_common.cuh"

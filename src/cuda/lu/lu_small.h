@@ -32,11 +32,11 @@ extern "C" {
 #define LSK_LU_SMALL_SIG(T, S)                                                             \
     cudaError_t lsk_lu_small_##S(int n, int nrhs, T *dA, int lda, T *dB, int ldb, int *d_ipiv, \
                                  int *d_info, int G, size_t smem, int in_smem, cudaStream_t s)
-LSK_DECLARE(LSK_LU_SMALL_SIG);
+LSK_DECLARE(LSK_LU_SMALL_SIG); /* lsk_lu_small_d, lsk_lu_small_s */
 /* The largest cluster (16, 8, 4, 2 or 1 blocks) this device runs with smem
  * bytes of dynamic shared memory a block; 0 when none (before sm_90). */
 #define LSK_LU_SMALL_MAX_BLOCKS_SIG(T, S) int lsk_lu_small_max_blocks_##S(size_t smem)
-LSK_DECLARE(LSK_LU_SMALL_MAX_BLOCKS_SIG);
+LSK_DECLARE(LSK_LU_SMALL_MAX_BLOCKS_SIG); /* lsk_lu_small_max_blocks_d, lsk_lu_small_max_blocks_s */
 
 #ifndef __CUDACC__
 #include "linsolve.h"

@@ -15,9 +15,9 @@ struct ls_cuda_ctx;
 #define LSC_GENP_LU_SIG(T, S)                                                                 \
     int lsc_genp_lu_##S(struct ls_cuda_ctx *c, int n, T *A, int lda, int nb, int *d_ipiv,    \
                         int *d_info, char *err, size_t errlen)
-LSC_GENP_DIAG_SIG(double, d);
-LSC_GENP_DIAG_SIG(float, s);
-LSC_GENP_LU_SIG(double, d);
-LSC_GENP_LU_SIG(float, s);
+LSC_GENP_DIAG_SIG(double, d); /* lsc_genp_diag_d */
+LSC_GENP_DIAG_SIG(float, s); /* lsc_genp_diag_s */
+LSC_GENP_LU_SIG(double, d); /* lsc_genp_lu_d */
+LSC_GENP_LU_SIG(float, s); /* lsc_genp_lu_s */
 
 #endif

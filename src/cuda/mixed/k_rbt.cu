@@ -1,5 +1,6 @@
 /* The random butterfly transform and the pieces of the LU without
- * interchanges (k_rbt.h). */
+ * interchanges (k_rbt.h).
+ * Defines: lsk_eye_d, lsk_eye_s, lsk_genp_block_d, lsk_genp_block_s */
 #include <float.h>
 #include <math.h>
 

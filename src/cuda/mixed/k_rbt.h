@@ -34,12 +34,12 @@ cudaError_t lsk_rbt_v(int n, int c, double *X, int ldx, const double *d_m, cudaS
  * (LAPACK's getf2 rule). */
 #define LSK_GENP_BLOCK_SIG(T, S) \
     cudaError_t lsk_genp_block_##S(int nb, T *A, int lda, int col0, int *d_info, cudaStream_t s)
-LSK_GENP_BLOCK_SIG(double, d);
-LSK_GENP_BLOCK_SIG(float, s);
+LSK_GENP_BLOCK_SIG(double, d); /* lsk_genp_block_d */
+LSK_GENP_BLOCK_SIG(float, s); /* lsk_genp_block_s */
 /* A = I (n x n). */
 #define LSK_EYE_SIG(T, S) cudaError_t lsk_eye_##S(int n, T *A, int lda, cudaStream_t s)
-LSK_EYE_SIG(double, d);
-LSK_EYE_SIG(float, s);
+LSK_EYE_SIG(double, d); /* lsk_eye_d */
+LSK_EYE_SIG(float, s); /* lsk_eye_s */
 /* ipiv[i] = i + 1 for i < n: no interchanges, in LAPACK's terms. */
 cudaError_t lsk_identity_pivots(int n, int *d_ipiv, cudaStream_t s);
 

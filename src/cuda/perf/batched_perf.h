@@ -16,7 +16,7 @@ extern "C" {
 /* count uniform [-1, 1) values into x. */
 #define LSC_PERF_BGEN_SIG(T, S) \
     cudaError_t lsc_perf_bgen_##S(T *x, size_t count, uint64_t seed, cudaStream_t s)
-LSK_DECLARE(LSC_PERF_BGEN_SIG);
+LSK_DECLARE(LSC_PERF_BGEN_SIG); /* lsc_perf_bgen_d, lsc_perf_bgen_s */
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* Random stacks for the batched benchmark, made on the device: uniform in
- * [-1, 1) from a counter-based hash, so a 2 GB stack costs no host time. */
+ * [-1, 1) from a counter-based hash, so a 2 GB stack costs no host time.
+ * Defines: lsc_perf_bgen_d, lsc_perf_bgen_s */
 #include <cuda_runtime.h>
 #include <stdint.h>
 

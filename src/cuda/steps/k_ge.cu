@@ -2,7 +2,10 @@
  * M = [A | B] (n x w, w = n + nrhs). Column k below (or above) the pivot is
  * left as it is: the substitution reads only the upper triangle, so zeroing
  * it would be traffic for nothing. A zero pivot (singular column, recorded
- * by the pivot search) skips the step, as LAPACK skips the scaling. */
+ * by the pivot search) skips the step, as LAPACK skips the scaling.
+ * Defines: lsk_ge_naive_step_d, lsk_ge_naive_step_s, lsk_ge_blocked_step_d,
+ *   lsk_ge_blocked_step_s, lsk_elim_elements_d, lsk_elim_elements_s,
+ *   lsk_reg_ge_d, lsk_reg_ge_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"
 

@@ -1,6 +1,8 @@
 /* Layout kernels: the seed methods work on a row-major augmented matrix
  * [A | B] (as seeds 000 and 003 do), built on the device from the
- * column-major input, and hand X back column-major. */
+ * column-major input, and hand X back column-major.
+ * Defines: lsk_build_augmented_d, lsk_build_augmented_s, lsk_extract_rhs_d,
+ *   lsk_extract_rhs_s, lsk_reg_layout_d, lsk_reg_layout_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"
 

@@ -3,7 +3,9 @@
  * staged in shared memory). The seed zeroes multipliers under a 1e-10
  * threshold; we keep LAPACK's rule instead (only an exact zero pivot is
  * singular, reported through info), so the method obeys the same contract
- * as the others. */
+ * as the others.
+ * Defines: lsk_seed_multipliers_d, lsk_seed_multipliers_s, lsk_seed_update_d,
+ *   lsk_seed_update_s, lsk_reg_luseed_d, lsk_reg_luseed_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"
 

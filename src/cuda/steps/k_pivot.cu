@@ -1,5 +1,7 @@
 /* Partial pivoting on the device (Pattam's findPivot and swapRows): the
- * pivot row never leaves the GPU, so elimination loops need no host sync. */
+ * pivot row never leaves the GPU, so elimination loops need no host sync.
+ * Defines: lsk_pivot_search_d, lsk_pivot_search_s, lsk_swap_rows_d,
+ *   lsk_swap_rows_s, lsk_laswp_d, lsk_laswp_s, lsk_reg_pivot_d, lsk_reg_pivot_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"
 

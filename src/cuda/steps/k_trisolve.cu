@@ -1,7 +1,9 @@
 /* Triangular solve with an O(log n) tree reduction per row (TendTo's Linear-System-Solver):
  * row i's dot product with the solved unknowns is split over the block's
  * threads and summed in shared memory; thread 0 finishes x(i). One block
- * per right-hand side, so right-hand sides run in parallel. */
+ * per right-hand side, so right-hand sides run in parallel.
+ * Defines: lsk_trsv_tree_d, lsk_trsv_tree_s, lsk_reg_trisolve_d,
+ *   lsk_reg_trisolve_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/steps/k_steps.h"
 
