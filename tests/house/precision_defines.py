@@ -24,12 +24,21 @@ preprocessor for SFX = d and SFX = s over the macros in force at that point
 and fails where a defined name is missing from the list, where a listed
 name is not defined (stale), or where a template has no list.
 
+Names made by a macro call at file scope (the CUDA launchers of
+LSK_DEFINE(SIG, ...), the declarations of LSK_DECLARE(SIG)) are held to the
+same rule in every file under src by generated_names.py: a defining file
+lists them in its ' * Defines:' line, a declaring call names them in a
+comment on its last line.
+
 Usage: precision_defines.py SOURCE_DIR [C_COMPILER]
 """
 import os
 import re
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+import generated_names  # noqa: E402
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 DEFINES_RE = re.compile(r"^ \* Defines: (.*)$")
@@ -39,32 +48,17 @@ NAME_RE = re.compile(r"^" + IDENT + r"$")
 PRECISIONS = (("d", "double"), ("s", "float"))
 
 
+LEXEMES_RE = re.compile(r'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?', re.S)
+
+
 def strip_comments(text):
     """Comments blanked, newlines kept, so that line numbers still match;
-    string and character literals are kept whole."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    string and character literals are kept whole (one regular expression
+    finds whichever of the four starts first)."""
+    def blank(m):
+        s = m.group(0)
+        return re.sub(r"[^\n]", " ", s) if s.startswith(("/*", "//")) else s
+    return LEXEMES_RE.sub(blank, text)
 
 
 def logical_lines(text):
@@ -384,12 +378,19 @@ def main():
     try:
         if not probe_ok(cc, probe_dir):
             failures += 1
+        if not generated_names.probe_ok(cc, probe_dir):
+            failures += 1
     finally:
         for fn in os.listdir(probe_dir):
             os.remove(os.path.join(probe_dir, fn))
         os.rmdir(probe_dir)
 
     templates = find_templates(src)
+
+    def precision_sets(t):
+        # The #defines in force in a template, once per precision.
+        prelude = prelude_for(t, templates, src)
+        return tuple(["#define SFX " + sfx, "#define REAL " + real] + prelude for sfx, real in PRECISIONS)
     # A *_impl.h written over FN that nothing instantiates is a template too
     # (and is reported, since its names exist nowhere).
     for r, _, files in os.walk(src):
@@ -419,6 +420,8 @@ def main():
                     fail("%s:%d: %s does not expand to one name for SFX=%s (got %r)" % (rel, no, expr, sfx, name))
                     continue
                 defined[name] = (no, expr)
+        for no, name in generated_names.generated_names(cc, t, src, precision_sets(t))[0]:
+            defined.setdefault(name, (no, "a macro call"))
         in_order = [n for n, _ in sorted(defined.items(), key=lambda x: (x[1][0], x[0]))]
         try:
             listed = read_defines(t)
@@ -438,6 +441,10 @@ def main():
         total += len(listed)
         print("%-45s %2d names" % (rel, len(listed)))
     print("%d precision templates, %d names of external linkage listed" % (len(templates), total))
+    files, listed, declared = generated_names.check(
+        cc, root, src, templates, lambda p: precision_sets(p) if p in templates else ((),), fail)
+    print("%d files define names by macro calls, %d names listed; %d names declared by macro calls, "
+          "each named on its line" % (files, listed, declared))
     print("%d failure(s)" % failures)
     return 1 if failures else 0
 
