@@ -40,7 +40,9 @@
  * every block sees every panel's first zero, so all agree on it. ipiv is
  * 1-based, LAPACK's order (idamax: the first largest magnitude, a NaN wins
  * only where the search starts). With info > 0 the solve is skipped and B
- * is left as it was. */
+ * is left as it was.
+ * Defines: lsk_lu_small_d, lsk_lu_small_s, lsk_lu_small_max_blocks_d,
+ *   lsk_lu_small_max_blocks_s */
 #include <cooperative_groups.h>
 
 #include "cuda/common/k_common.cuh"
