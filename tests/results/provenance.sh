@@ -26,13 +26,8 @@ unestablished=(
   # were stored at 337a1cf and 9b25302, which are not their source commits).
   h100/cuda-methods-table.csv
   h100/cuda-methods-table-8192-fp64.csv  # "its command line was not recorded"
-  h100/metrics_fp32.txt
-  h100/metrics_fp64.txt
-  h100/roofline_fp32.txt
-  h100/roofline_fp64.txt
   h100/seed000.csv
   h100/seed000-4096-8192.csv
-  h100/seed002.csv
   h100/seed003.csv
   h100/opencl-methods-table.csv
   # README "Earlier on 2026-11-23 (one-SM leaf, before graphs)" and "versions
