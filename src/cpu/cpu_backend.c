@@ -195,8 +195,9 @@ static int cpu_getrs(void *bctx, ls_precision p, char trans, int n, int nrhs, co
     return 0;
 }
 
-/* Call the float or the double instance of a kernel family. */
-#define BY_PREC(job, fn, ...) ((job)->prec == LS_SINGLE ? fn##_s(__VA_ARGS__) : fn##_d(__VA_ARGS__))
+/* Call the float (fs) or the double (fd) instance of a kernel family; both
+ * names are spelled at the call, so grep finds every call of each. */
+#define BY_PREC(job, fs, fd, ...) ((job)->prec == LS_SINGLE ? fs(__VA_ARGS__) : fd(__VA_ARGS__))
 
 /* Copy of an n x m block, compact (ld = n); NULL when out of memory. */
 static void *copy_block(const ls_job *job, const void *src, int ld, int m)
@@ -216,14 +217,14 @@ static int run_gj2(const ls_job *job, ls_report *rep)
     int n = job->n, nrhs = job->nrhs;
     void *A0 = copy_block(job, job->A, job->lda, n), *B0 = copy_block(job, job->B, job->ldb, nrhs);
     double t0 = ls_now();
-    int info = BY_PREC(job, ls_cpu_gj2, n, nrhs, job->A, job->lda, job->B, job->ldb, job->ipiv,
-                       job->pivot != LS_PIVOT_NONE);
+    int info = BY_PREC(job, ls_cpu_gj2_s, ls_cpu_gj2_d, n, nrhs, job->A, job->lda, job->B, job->ldb,
+                       job->ipiv, job->pivot != LS_PIVOT_NONE);
     rep->t_factor = ls_now() - t0;
     t0 = ls_now();
     int steps = 0;
     if (!info && A0 && B0)
-        steps = BY_PREC(job, ls_cpu_gj2_refine, n, nrhs, A0, n, B0, n, job->A, job->lda,
-                        job->ipiv, job->B, job->ldb);
+        steps = BY_PREC(job, ls_cpu_gj2_refine_s, ls_cpu_gj2_refine_d, n, nrhs, A0, n, B0, n,
+                        job->A, job->lda, job->ipiv, job->B, job->ldb);
     rep->t_solve = ls_now() - t0;
     rep->iterations = steps > 0 ? steps : 0;
     free(A0);
@@ -239,15 +240,16 @@ static int run_direct(const ls_job *job, ls_report *rep)
     double t0 = ls_now();
     switch (job->method) {
     case LS_METHOD_GE:
-        info = BY_PREC(job, ls_cpu_ge_eliminate, n, nrhs, job->A, job->lda, job->B, job->ldb,
-                       job->ipiv, pivot);
+        info = BY_PREC(job, ls_cpu_ge_eliminate_s, ls_cpu_ge_eliminate_d, n, nrhs, job->A, job->lda,
+                       job->B, job->ldb, job->ipiv, pivot);
         break;
     case LS_METHOD_LU:
-        info = BY_PREC(job, ls_cpu_getrf, n, n, job->A, job->lda, job->ipiv, pivot);
+        info =
+            BY_PREC(job, ls_cpu_getrf_s, ls_cpu_getrf_d, n, n, job->A, job->lda, job->ipiv, pivot);
         break;
     case LS_METHOD_GJ1:
-        info = BY_PREC(job, ls_cpu_gj1_forward, n, nrhs, job->A, job->lda, job->B, job->ldb,
-                       job->ipiv, pivot);
+        info = BY_PREC(job, ls_cpu_gj1_forward_s, ls_cpu_gj1_forward_d, n, nrhs, job->A, job->lda,
+                       job->B, job->ldb, job->ipiv, pivot);
         break;
     default: /* LS_METHOD_GJ2: the whole reduction is the "factor" phase */
         return run_gj2(job, rep);
@@ -257,11 +259,14 @@ static int run_direct(const ls_job *job, ls_report *rep)
         return info; /* LAPACK skips the solve for a singular factor */
     t0 = ls_now();
     if (job->method == LS_METHOD_GE)
-        BY_PREC(job, ls_cpu_back_substitute, n, nrhs, job->A, job->lda, job->B, job->ldb);
+        BY_PREC(job, ls_cpu_back_substitute_s, ls_cpu_back_substitute_d, n, nrhs, job->A, job->lda,
+                job->B, job->ldb);
     else if (job->method == LS_METHOD_LU)
-        BY_PREC(job, ls_cpu_getrs, 'N', n, nrhs, job->A, job->lda, job->ipiv, job->B, job->ldb);
+        BY_PREC(job, ls_cpu_getrs_s, ls_cpu_getrs_d, 'N', n, nrhs, job->A, job->lda, job->ipiv,
+                job->B, job->ldb);
     else if (job->method == LS_METHOD_GJ1)
-        BY_PREC(job, ls_cpu_gj1_backward, n, nrhs, job->A, job->lda, job->B, job->ldb);
+        BY_PREC(job, ls_cpu_gj1_backward_s, ls_cpu_gj1_backward_d, n, nrhs, job->A, job->lda,
+                job->B, job->ldb);
     rep->t_solve = ls_now() - t0;
     return 0;
 }
@@ -270,8 +275,8 @@ static int run_bicgstab(const ls_job *job, ls_report *rep, char *err, size_t err
 {
     ls_cpu_iter_result res;
     double t0 = ls_now();
-    BY_PREC(job, ls_cpu_bicgstab, job->n, job->nrhs, job->A, job->lda, job->B, job->ldb,
-            job->rtol, job->atol, job->max_iter, &res);
+    BY_PREC(job, ls_cpu_bicgstab_s, ls_cpu_bicgstab_d, job->n, job->nrhs, job->A, job->lda, job->B,
+            job->ldb, job->rtol, job->atol, job->max_iter, &res);
     rep->t_solve = ls_now() - t0;
     rep->t_factor = 0;
     rep->iterations = res.iterations;

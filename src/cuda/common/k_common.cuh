@@ -49,7 +49,8 @@ static inline void lsk_one_cluster(cudaLaunchConfig_t *cfg, cudaLaunchAttribute 
     extern "C" SIG(float, s) { return impl<float> args; }
 
 /* fd for T = double, fs for T = float: a typed launcher of another file,
- * called from template code as LSK_TYPED(T, lsk_foo)(...). */
+ * called from template code as lsk_typed<T>(lsk_foo_d, lsk_foo_s)(...), both
+ * names spelled so that grep finds the call. */
 template <typename T, typename FD, typename FS>
 static inline auto lsk_typed(FD fd, FS fs)
 {
@@ -58,7 +59,6 @@ static inline auto lsk_typed(FD fd, FS fs)
     else
         return fs;
 }
-#define LSK_TYPED(T, name) lsk_typed<T>(name##_d, name##_s)
 
 #include "cuda/common/kernel_registry.h"
 

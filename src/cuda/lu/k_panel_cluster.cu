@@ -166,7 +166,7 @@ static cudaError_t panel_cluster(int m, int ncols, int j0, int w, T *dA, int lda
                            R, d_pairs);
     if (e != cudaSuccess)
         return e;
-    return LSK_TYPED(T, lsk_swap_outside)(ncols, j0, w, dA, lda, d_pairs, s);
+    return lsk_typed<T>(lsk_swap_outside_d, lsk_swap_outside_s)(ncols, j0, w, dA, lda, d_pairs, s);
 }
 LSK_DEFINE(LSK_PANEL_CLUSTER_SIG, panel_cluster,
            (m, ncols, j0, w, dA, lda, d_ipiv, d_info, d_pairs, G, R, s))

@@ -286,7 +286,7 @@ static cudaError_t panel_sm(int m, int ncols, int j0, int w, T *dA, int lda, int
     e = cudaGetLastError();
     if (e != cudaSuccess || ncols <= w)
         return e;
-    return LSK_TYPED(T, lsk_apply_moves)(ncols, j0, w, dA, lda, d_moves, s);
+    return lsk_typed<T>(lsk_apply_moves_d, lsk_apply_moves_s)(ncols, j0, w, dA, lda, d_moves, s);
 }
 LSK_DEFINE(LSK_PANEL_SM_SIG, panel_sm,
            (m, ncols, j0, w, dA, lda, d_ipiv, d_info, d_moves, smem_max, s))
