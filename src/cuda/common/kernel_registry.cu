@@ -11,19 +11,15 @@ struct lsk_registry_table {
     int count[2];
 };
 
-/* Every file's fill function for one precision suffix S. */
-#define LSK_REG_FILLS(S)                                                                 \
-    {                                                                                    \
-        lsk_reg_layout_##S, lsk_reg_pivot_##S, lsk_reg_ge_##S, lsk_reg_trisolve_##S,     \
-            lsk_reg_luseed_##S, lsk_reg_lu_##S, lsk_reg_bicgstab_##S, lsk_reg_gemm_##S, \
-            lsk_reg_coop_##S, lsk_reg_cluster_##S                                        \
-    }
-
 static lsk_registry_table lsk_registry_build()
 {
     typedef int (*fill_fn)(ls_cuda_kernel_desc *);
     /* [0]: LS_DOUBLE = 0, [1]: LS_SINGLE = 1 */
-    static const fill_fn files[2][LSK_REG_FILES] = {LSK_REG_FILLS(d), LSK_REG_FILLS(s)};
+    static const fill_fn files[2][LSK_REG_FILES] = {
+        {lsk_reg_layout_d, lsk_reg_pivot_d, lsk_reg_ge_d, lsk_reg_trisolve_d, lsk_reg_luseed_d,
+         lsk_reg_lu_d, lsk_reg_bicgstab_d, lsk_reg_gemm_d, lsk_reg_coop_d, lsk_reg_cluster_d},
+        {lsk_reg_layout_s, lsk_reg_pivot_s, lsk_reg_ge_s, lsk_reg_trisolve_s, lsk_reg_luseed_s,
+         lsk_reg_lu_s, lsk_reg_bicgstab_s, lsk_reg_gemm_s, lsk_reg_coop_s, lsk_reg_cluster_s}};
     lsk_registry_table t;
     for (int prec = 0; prec < 2; prec++) {
         t.count[prec] = 0;
