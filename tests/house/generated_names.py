@@ -59,16 +59,6 @@ def macro_directives(path, src, seen):
     return out
 
 
-def close_paren(tokens, k):
-    """The index of the ')' that closes the '(' at k."""
-    level = 0
-    for i in range(k, len(tokens)):
-        level += {"(": 1, ")": -1}.get(tokens[i][1], 0)
-        if level == 0:
-            return i
-    raise ValueError("line %d: unbalanced parentheses" % tokens[k][0])
-
-
 def file_scope_calls(tokens, fmacros):
     """(first line, last line, text) of each call M(...) of a function-like
     macro M that begins a file-scope declaration: at brace depth 0 (an
@@ -84,7 +74,7 @@ def file_scope_calls(tokens, fmacros):
             i += 2
             continue
         if start and depth == 0 and paren == 0 and t in fmacros and after[:1] == ["("]:
-            j = close_paren(tokens, i + 1)
+            j = pd.close_of(tokens, i + 1, strict=True)
             text = " ".join(x for _, x in tokens[i:j + 1])
             if j + 1 < len(tokens) and tokens[j + 1][1] == "{":
                 text += " {}"

@@ -161,13 +161,16 @@ def declarator_name(chunk, top, macros):
     return None
 
 
-def close_of(chunk, k):
-    """The index of the ')' that closes the '(' at k."""
+def close_of(chunk, k, strict=False):
+    """The index of the ')' that closes the '(' at k; unclosed, the last
+    index, or with strict a ValueError naming the line."""
     level = 0
     for i in range(k, len(chunk)):
         level += {"(": 1, ")": -1}.get(chunk[i][1], 0)
         if level == 0:
             return i
+    if strict:
+        raise ValueError("line %d: unbalanced parentheses" % chunk[k][0])
     return len(chunk) - 1
 
 
