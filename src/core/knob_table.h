@@ -32,7 +32,7 @@
       "panel width of the blocked batched LU; unset: the widest whose panel fits shared "        \
       "memory (a width that does not fit is ignored); for measurements")                        \
     X(CUDA_BATCHED_PATH, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0,                                 \
-      "auto|thread|warp|smem|blocked|cublas",                                                   \
+      "auto|thread|warp|rows|smem|blocked|cublas",                                              \
       "factor kernel of the batched LU; a path that cannot take the order falls back to auto's " \
       "choice; for measurements")                                                               \
     X(CUDA_GENP_TRSM, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "trsm|inverse",                    \

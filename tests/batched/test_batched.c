@@ -1,7 +1,7 @@
 /*
  * Batched getrf / getrs / gesv (ls_?*_batched) against per-system LAPACK.
  *   --backend cpu|cuda   the context (cuda: exit 77 without a device)
- *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64,
+ *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 65,
  *               100, 128, 129, 513} x nrhs {1, 3} (and 2 for n <= 32) x
  *               FP64/FP32 x column/row-major,
  *               through gesv; the big orders' batch is capped so the sweep
@@ -314,7 +314,7 @@ static void header(void)
 static int sweep(void)
 {
     static const int batches[] = {1, 7, 1000};
-    static const int orders[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 100, 128, 129, 513};
+    static const int orders[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 65, 100, 128, 129, 513};
     int fails = 0;
     uint64_t seed = 1;
     for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)

@@ -2,12 +2,14 @@
  * core/batched.h). Kernels by order n:
  *   3 <= n <= 7       a matrix per thread, in its registers (k_batched_thread.cu)
  *   n <= 32           a matrix per warp segment, in registers (k_batched_warp.cu)
+ *   n <= 64 (FP64),   a matrix per block, its rows in registers
+ *   n <= 128 (FP32)   (k_batched_rows.cuh)
  *   n < 128, fits     a matrix per block, in shared memory (k_batched_smem.cu)
  *   larger            by panels with cuBLAS's batched GEMM (batched_blocked.c),
  *                     then our batched getrs; cuBLAS getrfBatched where no
  *                     panel fits shared memory
- * LS_CUDA_BATCHED_PATH=thread|warp|smem|blocked|cublas forces a kernel where it
- * can run (for measurements).
+ * LS_CUDA_BATCHED_PATH=thread|warp|rows|smem|blocked|cublas forces a kernel
+ * where it can run (for measurements).
  * gesv is one pass over A and B where the kernel can hold the right-hand
  * sides too; otherwise getrf then getrs, the latter skipping systems whose
  * info is nonzero so that their B is kept. Host arrays are copied to the
@@ -61,8 +63,9 @@ static lsk_bstack stack_of(const ls_batched_job *j, void *A, int *ipiv, void *B,
  * thread beats a warp segment between its orders because both keep the
  * matrix in registers and the thread needs no cross-lane pivot search or
  * row broadcast. */
-enum { PATH_THREAD, PATH_WARP, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS, PATH_COUNT };
-static const char *const PATH_NAMES[PATH_COUNT] = {"thread", "warp", "smem", "blocked", "cublas"};
+enum { PATH_THREAD, PATH_WARP, PATH_ROWS, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS, PATH_COUNT };
+static const char *const PATH_NAMES[PATH_COUNT] = {"thread", "warp",    "rows",
+                                                   "smem",   "blocked", "cublas"};
 
 #define LS_REAL_IMPL "cuda/batched/batched_impl.h"
 #include "common/instantiate_real.h"

@@ -26,7 +26,9 @@ done:
  * one LS_CUDA_BATCHED_PATH names where it can. */
 static int FN(factor_path)(const lsc_tuning *t, int n, int fused, size_t optin)
 {
+    const int rows_max = LSC_IS_DOUBLE ? 64 : 128; /* k_batched.h: rows64, rows128 */
     int can[PATH_COUNT] = {n <= LSK_BTHREAD_MAXN, n <= LSK_BWARP_MAXN,
+                           n <= rows_max && FN(lsk_brows_bytes)(n, LSK_BROWS_MAXRHS) <= optin,
                            n <= LSK_BSMEM_MAXN && FN(lsk_bsmem_bytes)(n, 0) <= optin,
                            FN(lsc_bblk_width)(n, optin) > 0, 1};
     for (int p = 0; p < PATH_COUNT; p++)
@@ -36,6 +38,8 @@ static int FN(factor_path)(const lsc_tuning *t, int n, int fused, size_t optin)
         return PATH_THREAD;
     if (can[PATH_WARP])
         return PATH_WARP;
+    if (n <= (LSC_IS_DOUBLE ? t->brows_max_n_d : t->brows_max_n_s) && can[PATH_ROWS])
+        return PATH_ROWS;
     if (can[PATH_SMEM] && (n < t->bblk_min_n || !LSC_IS_DOUBLE))
         return PATH_SMEM;
     return can[PATH_BLOCKED] ? PATH_BLOCKED : can[PATH_SMEM] ? PATH_SMEM : PATH_CUBLAS;
@@ -65,13 +69,15 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
     /* which factor kernel, and whether it solves too */
     int path = FN(factor_path)(c->tune, n, fused, optin);
     int thread = path == PATH_THREAD, warp = path == PATH_WARP, smem = path == PATH_SMEM;
+    int rows = path == PATH_ROWS;
     int in_pass = (thread && fused <= LSK_BTHREAD_MAXRHS) || (warp && fused <= LSK_BWARP_MAXRHS) ||
+                  (rows && fused <= LSK_BROWS_MAXRHS) ||
                   (smem && FN(lsk_bsmem_bytes)(n, fused) <= optin);
     int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
     if (later && j->nrhs > 65535)
         return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
                         j->nrhs, n);
-    if (!ipiv && (later || (!thread && !warp && !smem))) {
+    if (!ipiv && (later || (!thread && !warp && !rows && !smem))) {
         LSC_TRY(lsc_tmp_alloc(c, (void **)&piv_tmp, sizeof(int) * (size_t)n * j->batch, err,
                           errlen));
         ipiv = piv_tmp;
@@ -82,6 +88,10 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
         LSC_CUDA(FN(lsk_bthread_lu)(&s, nr, c->stream));
     else if (warp)
         LSC_CUDA(FN(lsk_bwarp_lu)(&s, nr, c->stream));
+    else if (rows && n <= 64)
+        LSC_CUDA(FN(lsk_brows64_lu)(&s, nr, c->stream));
+    else if (rows)
+        LSC_CUDA(FN(lsk_brows128_lu)(&s, nr, c->stream));
     else if (smem)
         LSC_CUDA(FN(lsk_bsmem_lu)(&s, nr, optin, c->stream));
     else if (path == PATH_BLOCKED)

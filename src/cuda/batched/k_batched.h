@@ -48,6 +48,22 @@ LSK_DECLARE(LSK_BTHREAD_LU_SIG); /* lsk_bthread_lu_d, lsk_bthread_lu_s */
     cudaError_t lsk_bwarp_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
 LSK_DECLARE(LSK_BWARP_LU_SIG); /* lsk_bwarp_lu_d, lsk_bwarp_lu_s */
 
+/* ---- n <= 128: a matrix per block, rows in registers (k_batched_rows*.cu) ---- */
+#define LSK_BROWS_MAXRHS 4 /* right-hand sides solved in the same pass */
+/* As lsk_bwarp_lu, for n <= 64 (rows64, both precisions) or n <= 128
+ * (rows128, FP32 only: the _d launcher refuses) and nrhs <=
+ * LSK_BROWS_MAXRHS. */
+/* Dynamic shared memory a block needs for n (rows64 or rows128) with
+ * nrhs fused right-hand sides. */
+#define LSK_BROWS_BYTES_SIG(T, S) size_t lsk_brows_bytes_##S(int n, int nrhs)
+LSK_DECLARE(LSK_BROWS_BYTES_SIG); /* lsk_brows_bytes_d, lsk_brows_bytes_s */
+#define LSK_BROWS64_LU_SIG(T, S) \
+    cudaError_t lsk_brows64_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
+LSK_DECLARE(LSK_BROWS64_LU_SIG); /* lsk_brows64_lu_d, lsk_brows64_lu_s */
+#define LSK_BROWS128_LU_SIG(T, S) \
+    cudaError_t lsk_brows128_lu_##S(const lsk_bstack *st, int nrhs, cudaStream_t s)
+LSK_DECLARE(LSK_BROWS128_LU_SIG); /* lsk_brows128_lu_d, lsk_brows128_lu_s */
+
 /* ---- n <= 256: a matrix per block in shared memory (k_batched_smem.cu) ---- */
 #define LSK_BSMEM_MAXN 256
 #define LSK_BSMEM_THREADS 512 /* at most; 256 up to n = 64 */

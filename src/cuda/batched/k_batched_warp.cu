@@ -27,21 +27,10 @@
 #define WARP_THREADS 128 /* 4 warps a block */
 #define SMEM_FROM_NP 8   /* below, shuffles (a row of 2 or 4 is one or two of them) */
 
-/* 16 bytes from shared memory into registers (p 16-byte aligned). The
- * pivot lane stores element by element: a 16-byte store wants its source
- * in an aligned register quad, and ptxas pays for that with a move per
- * register (IMAD.MOV), more than the stores it saves. */
-__device__ __forceinline__ void bw_ld16(const double *p, double *v)
-{
-    double2 t = *(const double2 *)p;
-    v[0] = t.x, v[1] = t.y;
-}
-__device__ __forceinline__ void bw_ld16(const float *p, float *v)
-{
-    float4 t = *(const float4 *)p;
-    v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
-}
-
+/* The pivot lane stores its row element by element (and every lane reads
+ * it back with lsk_ld16): a 16-byte store wants its source in an aligned
+ * register quad, and ptxas pays for that with a move per register
+ * (IMAD.MOV), more than the stores it saves. */
 template <typename T, int NP, int RB>
 __global__ void __launch_bounds__(WARP_THREADS)
 k_bwarp_lu(lsk_bstack st, int nrhs)
@@ -97,7 +86,7 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
             __syncwarp();
 #pragma unroll
             for (int j = j0; j < LEN; j += V)
-                bw_ld16(buf + j, u + j);
+                lsk_ld16(buf + j, u + j);
         } else {
 #pragma unroll
             for (int j = k; j < NP; j++)

@@ -13,6 +13,19 @@ template <typename T> __device__ __forceinline__ T lsk_safe_min();
 template <> __device__ __forceinline__ double lsk_safe_min<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ float lsk_safe_min<float>() { return 1.17549435e-38f; }
 
+/* 16 bytes from shared memory into registers (p 16-byte aligned): two
+ * doubles or four floats an instruction, for rows read by broadcast. */
+__device__ __forceinline__ void lsk_ld16(const double *p, double *v)
+{
+    double2 t = *(const double2 *)p;
+    v[0] = t.x, v[1] = t.y;
+}
+__device__ __forceinline__ void lsk_ld16(const float *p, float *v)
+{
+    float4 t = *(const float4 *)p;
+    v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+}
+
 /* Element (i, j) of a strided matrix; 64-bit offsets so n*ld past 2^31 is fine. */
 #define LSK_AT(M, i, j, rs, cs) ((M)[(long long)(i) * (rs) + (long long)(j) * (cs)])
 

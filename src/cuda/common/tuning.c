@@ -23,6 +23,8 @@ static const lsc_tuning lsc_rows[] = {
         .push_rows = 2048,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
+        .brows_max_n_d = 64,
+        .brows_max_n_s = 128,
         .bblk_min_n = 128,
         .rbt_min_n = 1024,
         .mx_escalate = 1.0,
@@ -38,6 +40,8 @@ static const lsc_tuning lsc_rows[] = {
         .push_rows = 2048,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
+        .brows_max_n_d = 64,
+        .brows_max_n_s = 128,
         .bblk_min_n = 128,
         .rbt_min_n = 1024,
         .mx_escalate = 1.0,
@@ -51,8 +55,9 @@ static const lsc_tuning lsc_rows[] = {
 #define LSC_FIELD(member, dbl) {#member, dbl, offsetof(lsc_tuning, member)}
 static const lsc_tuning_field lsc_fields[] = {
     LSC_FIELD(lookahead_min, 0), LSC_FIELD(cluster_rows, 0),  LSC_FIELD(push_rows, 0),
-    LSC_FIELD(bthread_min_n, 0), LSC_FIELD(bthread_max_n, 0), LSC_FIELD(bblk_min_n, 0),
-    LSC_FIELD(rbt_min_n, 0),     LSC_FIELD(mx_escalate, 1),
+    LSC_FIELD(bthread_min_n, 0), LSC_FIELD(bthread_max_n, 0), LSC_FIELD(brows_max_n_d, 0),
+    LSC_FIELD(brows_max_n_s, 0), LSC_FIELD(bblk_min_n, 0),    LSC_FIELD(rbt_min_n, 0),
+    LSC_FIELD(mx_escalate, 1),
 };
 #define LSC_NFIELDS ((int)(sizeof lsc_fields / sizeof lsc_fields[0]))
 

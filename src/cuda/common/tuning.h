@@ -49,6 +49,14 @@ typedef struct lsc_tuning {
      * 0.084/0.048 against 0.067/0.049. */
     int bthread_min_n;
     int bthread_max_n;
+    /* Batched LU (batched/batched_impl.h): above the warp segment's 32, a
+     * block per matrix with its rows in registers up to these orders (FP64
+     * at most 64, FP32 at most 128), the shared-memory kernel above. H100,
+     * ms, rows against shared memory: FP64 n = 33 7.32/7.16, 48
+     * 10.48/11.04, 64 9.02/10.33; FP32 n = 33 3.47/6.59, 64 4.57/9.19, 96
+     * 11.01/12.38, 128 8.88/11.59 (bench/notes/batched-cuda.md). */
+    int brows_max_n_d;
+    int brows_max_n_s;
     /* Batched LU (batched/batched_impl.h): FP64 factors by panels from this
      * order on, a block per whole matrix below (H100, n = 128: FP64 16.2 ms
      * against 29.1, FP32 12.1 against 11.4, so FP32 keeps the block per
