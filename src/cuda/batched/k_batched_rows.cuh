@@ -22,8 +22,12 @@
  * kb*U + j): the code is U steps long instead of n. (A form unrolled over
  * all 64 columns, updating only the triangle, ran FP64 n = 64 in 14.1 ms
  * on an H100 against this form's 9.0; not profiled, its code is some
- * 100 KB.) Columns past the matrix are updated without a predicate and
- * never stored; reads past a row's end land in slack at the copy's end.
+ * 100 KB.) The update and the row's store leave every 8 columns once
+ * past the last column of A (n is the block's, so the whole block
+ * branches alike): the late steps of a block run short and an order below
+ * NR pays little for the padding. Columns past A inside the last piece are
+ * updated without a predicate and never stored; reads past a row's end
+ * land in slack at the copy's end.
  * Instantiated by k_batched_rows64.cu and k_batched_rows128.cu. */
 #ifndef LS_CUDA_K_BATCHED_ROWS_CUH
 #define LS_CUDA_K_BATCHED_ROWS_CUH
@@ -92,7 +96,10 @@ k_brows_lu(lsk_bstack st, int nrhs)
     T dinv = (T)1; /* 1 / U(pos, pos) for the back substitution (0: divide) */
     T *mine = M + r * LDR;
     for (int kb = 0; kb * U < n; kb++) {
-        const int lim = NR - kb * U; /* a[j] is a column of the matrix for j < lim */
+        /* a[j] is a column of A still to update for j < lim: the loops
+         * below leave, every 8 columns, once past it (a branch the whole
+         * block takes alike), so late steps run short */
+        const int lim = n - kb * U;
 #pragma unroll
         for (int t = 0; t < U; t++) {
             const int k = kb * U + t, buf = k & 1;
@@ -107,9 +114,12 @@ k_brows_lu(lsk_bstack st, int nrhs)
             const int q = br_warp_min(key == m && m != 0 ? pos : INT_MAX);
             if (m != 0 && pos == q) {
 #pragma unroll
-                for (int j = t; j < NR; j++)
+                for (int j = t; j < NR; j++) {
+                    if (j % 8 == 0 && j >= lim)
+                        break;
                     if (j < lim)
                         mine[kb * U + j] = a[j];
+                }
 #pragma unroll
                 for (int c = 0; c < RB; c++)
                     SB[r * RB + c] = b[c];
@@ -160,6 +170,8 @@ k_brows_lu(lsk_bstack st, int nrhs)
                 mine[k] = l;
 #pragma unroll
             for (int j0 = (t + 1) / V * V; j0 < NR; j0 += V) {
+                if (j0 % 8 == 0 && j0 >= lim)
+                    break;
                 T uv[V];
                 lsk_ld16(urow + j0, uv);
 #pragma unroll
