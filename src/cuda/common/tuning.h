@@ -52,9 +52,9 @@ typedef struct lsc_tuning {
     /* Batched LU (batched/batched_impl.h): above the warp segment's 32, a
      * block per matrix with its rows in registers up to these orders (FP64
      * at most 64, FP32 at most 128), the shared-memory kernel above. H100,
-     * ms, rows against shared memory: FP64 n = 33 7.32/7.16, 48
-     * 10.48/11.04, 64 9.02/10.33; FP32 n = 33 3.47/6.59, 64 4.57/9.19, 96
-     * 11.01/12.38, 128 8.88/11.59 (bench/notes/batched-cuda.md). */
+     * ms, rows against shared memory (commit 11a9261): FP64 n = 33
+     * 4.28/7.13, 48 6.39/11.00; FP32 n = 33 2.38/6.56, 65 9.73/17.03, 96
+     * 7.19/12.38 (bench/results/h100/batched-rows-variants.txt). */
     int brows_max_n_d;
     int brows_max_n_s;
     /* Batched LU (batched/batched_impl.h): FP64 factors by panels from this
