@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The lu-against-cuSOLVER table on a bare GPU machine: build linsolve with CUDA, then
 # `linsolve bench --lu-vs-cusolver` over n = 256 ... 32768 in FP64 and FP32:
-# our lu (getrf + getrs on device memory) against cuSOLVER's Xgetrf + Xgetrs,
+# our lu (gesv on device memory: the small-n kernel or getrf + getrs) against cuSOLVER's Xgetrf + Xgetrs,
 # nrhs 1, the matrix already on the device, medians of REPEAT runs after a
 # warm-up, both timed in one process (docs/benchmarks.md). Build ~1-2 min,
 # sweep ~2 min on an H100; the sweep runs under BUDGET_S.

@@ -68,8 +68,8 @@ s=rep(s,"""            if (j >= w)
                 break;
             LUS_ST(0);
             const int g = r0 + j, par = j & 1;""")
-s=rep(s,"""                lus_put_row(cd->vals[par][warp], v, c0);
-            }""","""                lus_put_row(cd->vals[par][warp], v, c0);
+s=rep(s,"""                cd->rcp[par][warp] = crcp;
+            }""","""                cd->rcp[par][warp] = crcp;
             }
             LUS_ST(1);""")
 s=rep(s,"""            lus_bar(nt);
@@ -81,7 +81,7 @@ s=rep(s,"""            if (piv == (T)0 && *zero == 0)
                 *zero = g + 1;""","""            if (piv == (T)0 && *zero == 0)
                 *zero = g + 1;
             LUS_ST(4);""")
-s=rep(s,"""            const T rp = scale ? lus_rcp(piv) : (T)1;""","""            const T rp = scale ? lus_rcp(piv) : (T)1;
+s=rep(s,"""            const T rp = cd->rcp[par][q]; /* lus_rcp(piv), or 1 for a zero pivot */""","""            const T rp = cd->rcp[par][q]; /* lus_rcp(piv), or 1 for a zero pivot */
             LUS_ST(5);""")
 s=rep(s,"""                    a[r][c] -= l * u[c];
             }
@@ -124,6 +124,34 @@ s=rep(s,'''    if (b == 0 && tid == 0)
         *info = first_zero;''','''    if (tid == 0) lus_probe[b][63][2] = lus_now();
     if (b == 0 && tid == 0)
         *info = first_zero;''')
+# the owner's look-ahead update in three parts: row moves, U12, GEMM
+s=rep(s,'__device__ unsigned long long lus_probe[16][64][6];','__device__ unsigned long long lus_probe[16][64][6];\n__device__ unsigned long long lus_upd[64][4];\n__shared__ int lus_pon;')
+s=rep(s,'''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    lus_move_panel(S, ld, c0, c1, m);''','''    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0 && lus_pon) lus_upd[k0 / 32][0] = lus_now();
+    lus_move_panel(S, ld, c0, c1, m);
+    if (tid == 0 && lus_pon) lus_upd[k0 / 32][1] = lus_now();''')
+s=rep(s,'''    __syncthreads();
+    const int rows = n - k0 - w, chunks''','''    __syncthreads();
+    if (tid == 0 && lus_pon) lus_upd[k0 / 32][2] = lus_now();
+    const int rows = n - k0 - w, chunks''')
+s=rep(s,'''                a[(long long)q * ld] -= acc[q];
+    }
+    __syncthreads();
+}''','''                a[(long long)q * ld] -= acc[q];
+    }
+    __syncthreads();
+    if (tid == 0 && lus_pon) lus_upd[k0 / 32][3] = lus_now();
+}''')
+s=rep(s,'''            lus_update(S, 0, LUS_WIDTH(nx), n, ld, k0, w, Lp, lda, m, L11, Ub);
+            if (tid == 0) lus_probe[b][k][2] = lus_now();''','''            if (tid == 0) lus_pon = 1;
+            lus_update(S, 0, LUS_WIDTH(nx), n, ld, k0, w, Lp, lda, m, L11, Ub);
+            if (tid == 0) lus_pon = 0;
+            if (tid == 0) lus_probe[b][k][2] = lus_now();''')
+s=rep(s,'''    cg::cluster_group cl = cg::this_cluster();
+    if (threadIdx.x == 0)''','''    cg::cluster_group cl = cg::this_cluster();
+    if (threadIdx.x == 0) lus_pon = 0;
+    if (threadIdx.x == 0)''')
 open(os.path.join(out,'k_lu_small_probe.cu'),'w').write(s)
 shutil.copy(os.path.join(here, 'probe_main.cu'), out)
 print('probe sources in', out)

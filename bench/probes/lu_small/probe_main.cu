@@ -3,9 +3,10 @@
  * five times, and prints from the last run where the time went: the
  * critical path of each step (the panel owner's wait, its copy of L11, its
  * look-ahead update, its panel's two halves and what lies between them),
- * the other blocks' updates beside it, the time of each column of panels 1
- * and 8 (%globaltimer, ns), and the phases of each column of panel 1's
- * first half in clock cycles of thread 0 (clock64).
+ * the other blocks' updates beside it, the owner's look-ahead updates
+ * summed in three parts (row moves, U12, GEMM), the time of each column of
+ * panels 1 and 8 (%globaltimer, ns), and the phases of each column of
+ * panel 1's first half in clock cycles of thread 0 (clock64).
  *
  *   lusprobe N G [s]     (s: FP32; default FP64)
  *
@@ -56,11 +57,15 @@ template <typename T> static void run(int n, int G) {
     for (int i = 0; i < 10; i++) s[i] += v[i];
   }
   printf("sum over %d steps: barrier-gap %.1f  L11 %.1f  update %.1f  h1 %.1f mid %.1f h2 %.1f pub %.1f fence %.1f | others' updates %.1f owner-rest %.1f\n", np - 1, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9]);
+  unsigned long long U[64][4]; cudaMemcpyFromSymbol(U, lus_upd, sizeof U);
+  double su[3] = {0};
+  for (int k = 0; k + 1 < np; k++) for (int i = 0; i < 3; i++) su[i] += us(U[k][i], U[k][i + 1]);
+  printf("the owner's look-ahead updates, summed: row moves %.1f  U12 %.1f  GEMM %.1f\n", su[0], su[1], su[2]);
   printf("end: last step done -> kernel end (b0): %.2f\n", us(P[0][np - 1][4], P[0][63][2]));
   if (np > 1) { printf("panel 1 columns (us):"); for (int hh = 0; hh < 2; hh++) for (int j = 1; j < 16; j++) printf(" %.2f", us(C[0][hh][j - 1], C[0][hh][j])); printf("\n"); }
   if (np > 8) { printf("panel 8 columns (us):"); for (int hh = 0; hh < 2; hh++) for (int j = 1; j < 16; j++) printf(" %.2f", us(C[1][hh][j - 1], C[1][hh][j])); printf("\n"); }
   long long CS[16][8]; cudaMemcpyFromSymbol(CS, lus_cst, sizeof CS);
-  printf("panel 1 half 1, thread 0, cycles: [top->cand stored] [->pre-bar] [bar] [->piv known] [->rcp issued] [->update done] [->next top]\n");
+  printf("panel 1 half 1, thread 0, cycles: [top->cand stored] [->pre-bar] [bar] [->piv known] [->reciprocal read] [->update done] [->next top]\n");
   for (int j = 0; j < 16; j++) printf("  col %2d: %5lld %5lld %5lld %5lld %5lld %5lld %5lld\n", j, CS[j][1] - CS[j][0], CS[j][2] - CS[j][1], CS[j][3] - CS[j][2], CS[j][4] - CS[j][3], CS[j][5] - CS[j][4], CS[j][6] - CS[j][5], j < 15 ? CS[j + 1][0] - CS[j][6] : 0ll);
   cudaFree(dA); cudaFree(ipiv); cudaFree(info);
 }

@@ -158,6 +158,13 @@ int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int
 int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,
                      const void *dA, int lda, const int *d_ipiv, void *dB, int ldb, char *err,
                      size_t errlen);
+/* gesv on device memory (getrs.c), as every front end's solve runs it: the
+ * small-n kernel's one launch where it takes the system (*fused = 1), else
+ * getrf with getrs queued behind it. No host synchronisation; info stays in
+ * d_info. After a zero pivot B is left as it was (fused) or undefined. */
+int lsc_gesv_device(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
+                    int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
+                    size_t errlen);
 /* The backend's getrs slot (getrs.c): host arrays in and out, the solve on
  * the device; trans 'N' or 'T'. */
 int lsc_getrs_host(void *bctx, ls_precision p, char trans, int n, int nrhs, const void *A, int lda,

@@ -2,7 +2,9 @@
  * lsc_getrf_device. Pivots are applied by a kernel reading them on the
  * device (k_laswp_rhs.cu) and the triangular solves are cuBLAS trsm, all on
  * c->stream: nothing here waits for the device, so getrf and getrs queue
- * back to back with no host round trip between them. */
+ * back to back with no host round trip between them. gesv on device memory
+ * (lsc_gesv_device) and the backend's host getrs and gesv slots live here
+ * too. */
 #include "cuda/common/cuda_backend.h"
 #include "cuda/lu/k_lu.h"
 #include "cuda/lu/lu_small.h"
@@ -58,6 +60,21 @@ done:
     return st;
 }
 
+int lsc_gesv_device(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
+                    int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
+                    size_t errlen)
+{
+    int st = 0;
+    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, lda, d_ipiv, d_info, dB, ldb, fused, err,
+                              errlen));
+    if (!*fused) {
+        LSC_TRY(lsc_getrf_device(c, p, n, n, dA, lda, d_ipiv, d_info, err, errlen));
+        LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, lda, d_ipiv, dB, ldb, err, errlen));
+    }
+done:
+    return st;
+}
+
 /* The largest device copy lsc_gesv_host keeps for the next call (n = 8192
  * in FP64); larger ones are freed after each call. */
 #define LSC_GESV_KEEP ((size_t)600 << 20)
@@ -99,11 +116,7 @@ int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda,
     LSC_TRY(lsc_stage_h2d(c, dB, (size_t)n * es, B, (size_t)ldb * es, (size_t)n * es,
                           (size_t)nrhs, err, errlen));
     LSC_CUDA(cudaMemsetAsync(d_info, 0, sizeof(int), c->stream));
-    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
-    if (!fused) {
-        LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
-        LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, n, d_ipiv, dB, n, err, errlen));
-    }
+    LSC_TRY(lsc_gesv_device(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
     LSC_CUDA(cudaMemcpyAsync(ipiv, d_ipiv, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
                              c->stream));
     LSC_CUDA(cudaMemcpyAsync(&hinfo, d_info, sizeof(int), cudaMemcpyDeviceToHost, c->stream));

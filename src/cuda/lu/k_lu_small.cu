@@ -73,21 +73,28 @@ __device__ void lus_update(T *S, int c0, int c1, int n, int ld, int k0, int w, c
 {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     lus_move_panel(S, ld, c0, c1, m);
-    for (int q = warp; q < LSK_LUS_NB; q += LSK_LUS_WARPS) {
-        const int c = c0 + q;
-        T y = (T)0;
-        if (c < c1) {
-            T *a = S + k0 + (long long)c * ld;
-            y = lane < w ? a[lane] : (T)0;
-            for (int kk = 0; kk < w - 1; kk++) {
-                const T xk = __shfl_sync(0xffffffffu, y, kk);
-                if (lane > kk && lane < w)
-                    y -= L11[lane + kk * LSK_LUS_LD11] * xk;
+    /* U12: a warp solves columns q and q + WARPS together, so that the two
+     * chains of w - 1 dependent shuffles overlap (and share L11's loads) */
+    static_assert(LSK_LUS_NB == 2 * LSK_LUS_WARPS, "two U12 columns a warp");
+    {
+        const int q = warp, qb = warp + LSK_LUS_WARPS;
+        const bool in_a = c0 + q < c1, in_b = c0 + qb < c1;
+        T *a = S + k0 + (long long)(c0 + q) * ld, *ab = S + k0 + (long long)(c0 + qb) * ld;
+        T y = in_a && lane < w ? a[lane] : (T)0, yb = in_b && lane < w ? ab[lane] : (T)0;
+        for (int kk = 0; kk < w - 1; kk++) {
+            const T xk = __shfl_sync(0xffffffffu, y, kk), xb = __shfl_sync(0xffffffffu, yb, kk);
+            if (lane > kk && lane < w) {
+                const T l = L11[lane + kk * LSK_LUS_LD11];
+                y -= l * xk;
+                yb -= l * xb;
             }
-            if (lane < w)
-                a[lane] = y;
         }
+        if (in_a && lane < w)
+            a[lane] = y;
+        if (in_b && lane < w)
+            ab[lane] = yb;
         Ub[lane * LSK_LUS_LDU + q] = y; /* 0 past the columns: no guard below */
+        Ub[lane * LSK_LUS_LDU + qb] = yb;
     }
     __syncthreads();
     const int rows = n - k0 - w, chunks = (c1 - c0 + LSK_LUS_CHUNK - 1) / LSK_LUS_CHUNK;
@@ -111,13 +118,18 @@ __device__ void lus_update(T *S, int c0, int c1, int n, int ld, int k0, int w, c
 }
 
 /* Block 0 after the factorization: B = U^-1 B for the rhs columns, U from
- * A (device memory), rc columns of B at a time in shared memory. */
+ * A (device memory), rc columns of B at a time in shared memory. A 32 x 32
+ * diagonal block is solved by one warp a column, 31 dependent steps: each
+ * multiplies by the diagonal's reciprocal, made beforehand in the block's
+ * spare row (a division on that chain cost more than the rest of it); the
+ * rows above then take all w of the block's columns in one pass of loads
+ * (L2 latency once, not once per column). */
 template <typename T>
 __device__ void lus_back_substitute(int n, int nrhs, const T *A, int lda, T *B, int ldb, T *work,
                                     long long work_elems)
 {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    T *Ud = work;                             /* NB x (NB + 1) */
+    T *Ud = work;    /* NB x (NB + 1): row NB holds the diagonal's reciprocals */
     T *Y = work + LSK_LUS_NB * (LSK_LUS_NB + 1); /* n x rc */
     long long fit = (work_elems - LSK_LUS_NB * (LSK_LUS_NB + 1)) / n;
     const int rc = fit < nrhs ? (int)fit : nrhs; /* >= 1: the host sized work so */
@@ -129,14 +141,17 @@ __device__ void lus_back_substitute(int n, int nrhs, const T *A, int lda, T *B, 
             const int w = n - c0 < LSK_LUS_NB ? n - c0 : LSK_LUS_NB;
             for (int e = tid; e < w * w; e += LSK_LUS_THREADS) {
                 int i = e % w, j = e / w;
-                Ud[i + j * (LSK_LUS_NB + 1)] = A[(long long)(c0 + i) + (long long)(c0 + j) * lda];
+                const T u = A[(long long)(c0 + i) + (long long)(c0 + j) * lda];
+                Ud[i + j * (LSK_LUS_NB + 1)] = u;
+                if (i == j) /* a zero never gets here: info > 0 skips the solve */
+                    Ud[LSK_LUS_NB + j * (LSK_LUS_NB + 1)] = (T)1 / u;
             }
             __syncthreads(); /* Ud loaded; Y's rows c0.. final but for this block */
             for (int c = warp; c < wr; c += LSK_LUS_WARPS) {
                 T y = lane < w ? Y[c0 + lane + c * n] : (T)0;
                 for (int kk = w - 1; kk >= 0; kk--) {
                     if (lane == kk)
-                        y /= Ud[kk + kk * (LSK_LUS_NB + 1)];
+                        y *= Ud[LSK_LUS_NB + kk * (LSK_LUS_NB + 1)];
                     const T xk = __shfl_sync(0xffffffffu, y, kk);
                     if (lane < kk)
                         y -= Ud[lane + kk * (LSK_LUS_NB + 1)] * xk;
@@ -147,9 +162,13 @@ __device__ void lus_back_substitute(int n, int nrhs, const T *A, int lda, T *B, 
             __syncthreads(); /* X's rows c0 .. c0+w known */
             for (int e = tid; e < c0 * wr; e += LSK_LUS_THREADS) {
                 const int i = e % c0, c = e / c0;
+                const T *u = A + (long long)i + (long long)c0 * lda;
+                const T *x = Y + c0 + c * n;
                 T s = Y[i + c * n];
-                for (int kk = 0; kk < w; kk++)
-                    s -= A[(long long)i + (long long)(c0 + kk) * lda] * Y[c0 + kk + c * n];
+#pragma unroll /* every load of the row issued before the first is used */
+                for (int kk = 0; kk < LSK_LUS_NB; kk++)
+                    if (kk < w)
+                        s -= u[(long long)kk * lda] * x[kk];
                 Y[i + c * n] = s;
             }
             __syncthreads(); /* Ud and the rows above are free for the next block */

@@ -125,10 +125,13 @@ __device__ __forceinline__ void lus_bar(int nt)
 }
 
 /* Per-warp pivot candidates of a column, two sets (by the column's
- * parity): key, position, row, and the candidate row's values (16-byte
- * aligned: they are stored as vectors). */
+ * parity): key, position, row, the candidate row's values (16-byte
+ * aligned: they are stored as vectors) and the reciprocal of its value in
+ * the column (1 for a zero), made before the barrier so that it is not on
+ * the column's path after it. */
 template <typename T> struct lus_cand {
     __align__(16) T vals[2][LSK_LUS_WARPS][LSK_LUS_HALF];
+    T rcp[2][LSK_LUS_WARPS];
     unsigned long long key[2][LSK_LUS_WARPS];
     int pos[2][LSK_LUS_WARPS], row[2][LSK_LUS_WARPS];
 };
@@ -203,6 +206,13 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
                 if (k > bk || (k == bk && k != 0 && pos[r] < bp))
                     bk = k, bp = pos[r], br = row[r], bsel = r;
             }
+            /* every lane's candidate's reciprocal, made while the warp
+             * reduction below runs; the winner's travels with its row */
+            T cv = a[0][j];
+#pragma unroll
+            for (int r = 1; r < R; r++)
+                cv = bsel == r ? a[r][j] : cv;
+            const T crcp = cv != (T)0 ? lus_rcp(cv) : (T)1;
             const int win = lus_warp_best(bk, bp, br);
             /* columns from c0 (j rounded down to a whole vector) travel;
              * those before j are never read */
@@ -218,6 +228,7 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
                         v[c] = bsel == r ? a[r][c] : v[c];
                 }
                 lus_put_row(cd->vals[par][warp], v, c0);
+                cd->rcp[par][warp] = crcp;
             }
             if (lane == 0) {
                 cd->key[par][warp] = bk;
@@ -241,7 +252,7 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
             if (piv == (T)0 && *zero == 0)
                 *zero = g + 1;
             const bool scale = piv != (T)0, mul = lsk_abs(piv) >= lsk_safe_min<T>();
-            const T rp = scale ? lus_rcp(piv) : (T)1;
+            const T rp = cd->rcp[par][q]; /* lus_rcp(piv), or 1 for a zero pivot */
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 if (!live[r])
