@@ -64,9 +64,10 @@ __device__ __forceinline__ void lus_wait(void)
 
 /* Columns [c0, c1) of a block S (ld ld) take panel k (rows from k0, width
  * w): its interchanges (*m), U12 = L11^-1 A12 on the panel's rows (a warp
- * a column, L11 from the local copy), then A22 -= L21 U12 on the rows
+ * two columns, L11 from the local copy), then A22 -= L21 U12 on the rows
  * below, L21 read from Lp (ld ldl: the panel's columns in device memory),
- * U12 from Ub (copied there, 16 columns a thread). Every thread calls it. */
+ * U12 from Ub (copied there; FP64 on the tensor cores, FP32 16 columns a
+ * thread). Every thread calls it. */
 template <typename T>
 __device__ void lus_update(T *S, int c0, int c1, int n, int ld, int k0, int w, const T *Lp,
                            int ldl, const lus_pub *m, const T *L11, T *Ub)
@@ -98,6 +99,12 @@ __device__ void lus_update(T *S, int c0, int c1, int n, int ld, int k0, int w, c
     }
     __syncthreads();
     const int rows = n - k0 - w, chunks = (c1 - c0 + LSK_LUS_CHUNK - 1) / LSK_LUS_CHUNK;
+    if constexpr (sizeof(T) == 8) {
+        lus_gemm_tc<LSK_LUS_NB / 4, LSK_LUS_NB / 8, true>(S, c0, c1, ld, k0 + w, rows, w, Lp, ldl,
+                                                           Ub);
+        __syncthreads();
+        return;
+    }
     for (int it = tid; it < rows * chunks; it += LSK_LUS_THREADS) {
         const int i = k0 + w + it % rows, q0 = (it / rows) * LSK_LUS_CHUNK;
         T acc[LSK_LUS_CHUNK];

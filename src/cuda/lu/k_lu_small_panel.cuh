@@ -299,6 +299,55 @@ __device__ void lus_half(T *H, int n, int ld, int r0, int w, int *ipiv, lus_list
 __device__ __forceinline__ void lus_axpy16(double *acc, double l, const double *u);
 __device__ __forceinline__ void lus_axpy16(float *acc, float l, const float *u);
 
+/* S[i0.., c0..c1) -= L U for FP64 on the tensor cores (mma m8n8k4): a
+ * warp takes 8-row tiles of the rows i0 .. i0+rows-1 across 8 CT columns;
+ * L: rows i of columns kk < w (ld ldl; through L2 when CG, for columns
+ * another SM wrote), U from Ub (4 KS rows; zero past w and past c1). On
+ * one SM these products set the look-ahead's time, and the tensor cores do
+ * twice the FP64 multiply-adds a cycle of the FMA units. */
+__device__ __forceinline__ void lus_dmma(double (&d)[2], double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(d[0]), "+d"(d[1])
+        : "d"(a), "d"(b));
+#endif
+}
+
+template <int KS, int CT, bool CG>
+__device__ void lus_gemm_tc(double *S, int c0, int c1, int ld, int i0, int rows, int w,
+                            const double *L, int ldl, const double *Ub)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    for (int tile = warp; tile * 8 < rows; tile += LSK_LUS_WARPS) {
+        const int r = tile * 8 + g; /* A (8 x 4) fragments: row g, column t */
+        const double *l = L + i0 + r;
+        double af[KS], acc[CT][2];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            const double *x = l + (long long)(k * 4 + t) * ldl;
+            af[k] = r < rows && k * 4 + t < w ? (CG ? __ldcg(x) : *x) : 0.0;
+        }
+#pragma unroll
+        for (int ct = 0; ct < CT; ct++)
+            acc[ct][0] = acc[ct][1] = 0.0;
+#pragma unroll
+        for (int k = 0; k < KS; k++)
+#pragma unroll
+            for (int ct = 0; ct < CT; ct++) /* B (4 x 8): row t, column g */
+                lus_dmma(acc[ct], af[k], Ub[(k * 4 + t) * LSK_LUS_LDU + ct * 8 + g]);
+        if (r < rows) { /* D (8 x 8): row g, columns 2t and 2t + 1 */
+            double *a = S + i0 + r + (long long)c0 * ld;
+#pragma unroll
+            for (int ct = 0; ct < CT; ct++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    if (c0 + ct * 8 + 2 * t + e < c1)
+                        a[(long long)(ct * 8 + 2 * t + e) * ld] -= acc[ct][e];
+        }
+    }
+}
+
 /* The owner's whole block factors the w columns of panel P (its slot, ld
  * ld; rows k0..n-1 up to date), as two halves: the left half (lus_half),
  * U12 = L11^-1 A12 and A22 -= L21 U12 for the right half's columns, the
@@ -335,18 +384,24 @@ __device__ void lus_panel(T *P, int n, int ld, int k0, int w, int *ipiv, lus_pub
                 Ub[lane * LSK_LUS_LDU + c] = y;
         }
         __syncthreads();
-        for (int i = k0 + h + tid; i < n; i += LSK_LUS_THREADS) {
-            T acc[LSK_LUS_HALF];
+        if constexpr (sizeof(T) == 8) {
+            lus_gemm_tc<LSK_LUS_HALF / 4, LSK_LUS_HALF / 8, false>(Q, 0, w2, ld, k0 + h, n - k0 - h,
+                                                                   h, P, ld, Ub);
+        } else {
+            for (int i = k0 + h + tid; i < n; i += LSK_LUS_THREADS) {
+                T acc[LSK_LUS_HALF];
 #pragma unroll
-            for (int q = 0; q < LSK_LUS_HALF; q++)
-                acc[q] = (T)0;
+                for (int q = 0; q < LSK_LUS_HALF; q++)
+                    acc[q] = (T)0;
 #pragma unroll 2 /* further, the accumulators spill */
-            for (int kk = 0; kk < LSK_LUS_HALF; kk++)
-                lus_axpy16(acc, kk < h ? P[i + (long long)kk * ld] : (T)0, Ub + kk * LSK_LUS_LDU);
+                for (int kk = 0; kk < LSK_LUS_HALF; kk++)
+                    lus_axpy16(acc, kk < h ? P[i + (long long)kk * ld] : (T)0,
+                               Ub + kk * LSK_LUS_LDU);
 #pragma unroll
-            for (int q = 0; q < LSK_LUS_HALF; q++)
-                if (q < w2)
-                    Q[i + (long long)q * ld] -= acc[q];
+                for (int q = 0; q < LSK_LUS_HALF; q++)
+                    if (q < w2)
+                        Q[i + (long long)q * ld] -= acc[q];
+            }
         }
         __syncthreads();
         lus_half<T, R>(Q, n, ld, k0 + h, w2, ipiv, &pub->half[1], &zero, cd, P, 0, w);
