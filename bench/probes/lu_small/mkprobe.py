@@ -135,20 +135,16 @@ s=rep(s,'''    __syncthreads();
     const int rows = n - k0 - w, chunks''','''    __syncthreads();
     if (tid == 0 && lus_pon) lus_upd[k0 / 32][2] = lus_now();
     const int rows = n - k0 - w, chunks''')
-s=rep(s,'''                a[(long long)q * ld] -= acc[q];
+s=rep(s,'''                    a[(long long)q * ld] -= acc[q];
+        }
     }
     __syncthreads();
-}''','''                a[(long long)q * ld] -= acc[q];
+}''','''                    a[(long long)q * ld] -= acc[q];
+        }
     }
     __syncthreads();
     if (tid == 0 && lus_pon) lus_upd[k0 / 32][3] = lus_now();
 }''')
-s=rep(s,'''                                                           Ub);
-        __syncthreads();
-        return;''','''                                                           Ub);
-        __syncthreads();
-        if (tid == 0 && lus_pon) lus_upd[k0 / 32][3] = lus_now();
-        return;''')
 s=rep(s,'''            lus_update(S, 0, LUS_WIDTH(nx), n, ld, k0, w, Lp, lda, m, L11, Ub);
             if (tid == 0) lus_probe[b][k][2] = lus_now();''','''            if (tid == 0) lus_pon = 1;
             lus_update(S, 0, LUS_WIDTH(nx), n, ld, k0, w, Lp, lda, m, L11, Ub);

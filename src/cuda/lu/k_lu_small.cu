@@ -102,24 +102,23 @@ __device__ void lus_update(T *S, int c0, int c1, int n, int ld, int k0, int w, c
     if constexpr (sizeof(T) == 8) {
         lus_gemm_tc<LSK_LUS_NB / 4, LSK_LUS_NB / 8, true>(S, c0, c1, ld, k0 + w, rows, w, Lp, ldl,
                                                            Ub);
-        __syncthreads();
-        return;
-    }
-    for (int it = tid; it < rows * chunks; it += LSK_LUS_THREADS) {
-        const int i = k0 + w + it % rows, q0 = (it / rows) * LSK_LUS_CHUNK;
-        T acc[LSK_LUS_CHUNK];
+    } else {
+        for (int it = tid; it < rows * chunks; it += LSK_LUS_THREADS) {
+            const int i = k0 + w + it % rows, q0 = (it / rows) * LSK_LUS_CHUNK;
+            T acc[LSK_LUS_CHUNK];
 #pragma unroll
-        for (int q = 0; q < LSK_LUS_CHUNK; q++)
-            acc[q] = (T)0;
-        const T *l = Lp + i;
+            for (int q = 0; q < LSK_LUS_CHUNK; q++)
+                acc[q] = (T)0;
+            const T *l = Lp + i;
 #pragma unroll 8 /* loads from L2 in flight together */
-        for (int kk = 0; kk < w; kk++) /* L2, not L1: the lines are new since launch */
-            lus_axpy16(acc, __ldcg(l + (long long)kk * ldl), Ub + kk * LSK_LUS_LDU + q0);
-        T *a = S + i + (long long)(c0 + q0) * ld;
+            for (int kk = 0; kk < w; kk++) /* L2, not L1: the lines are new since launch */
+                lus_axpy16(acc, __ldcg(l + (long long)kk * ldl), Ub + kk * LSK_LUS_LDU + q0);
+            T *a = S + i + (long long)(c0 + q0) * ld;
 #pragma unroll
-        for (int q = 0; q < LSK_LUS_CHUNK; q++)
-            if (c0 + q0 + q < c1)
-                a[(long long)q * ld] -= acc[q];
+            for (int q = 0; q < LSK_LUS_CHUNK; q++)
+                if (c0 + q0 + q < c1)
+                    a[(long long)q * ld] -= acc[q];
+        }
     }
     __syncthreads();
 }
