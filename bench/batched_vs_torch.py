@@ -15,21 +15,25 @@ after --warmup:
   ours     ls_?gesv_batched_gpu (the library through ctypes; C-order torch
            stacks, LS_ROW_MAJOR, queued on torch's stream by
            ls_context_set_stream): the path every front end's batched solve
-           takes
+           takes; and, to show what the layout costs, the same call with
+           LS_COL_MAJOR on the same bytes (the transposed systems: the
+           cost of a Fortran-order stack)
   torch    torch.linalg.solve_ex(A, B, check_errors=False) (no host
            synchronisation, like ours) with
            torch.backends.cuda.preferred_linalg_library set to "default",
            "cusolver" and "magma" in turn
-The matrices are uniform(-1, 1) with n added to the diagonal (no system is
-singular; partial pivoting still runs), B uniform(-1, 1). After the runs
+The matrices and B are uniform(-1, 1), as `linsolve bench --batched`
+draws them (partial pivoting moves rows at nearly every column). After the runs
 the scaled residual ||b - A x||inf / (n ||A||inf ||x||inf eps) of three
 systems of each side (first, middle, last) is computed in FP64; a side
 above 30, or with a nonzero info on our side, has no ratio (the row says
 why).
 
---csv writes, after `# commit:`, `# command:` and `# device:` lines,
-    n,batch,precision,ls_ms,torch_default_ms,torch_cusolver_ms,torch_magma_ms,best_torch,ratio
-with ratio = the best torch time / ours (above 1 when ours is faster).
+--csv writes, after `# commit:`, `# command:` and `# device:` lines, the
+header n,batch,precision,ls_ms,ls_colmajor_ms,torch_default_ms,
+torch_cusolver_ms,torch_magma_ms,best_torch,ratio and a row per shape and
+precision, ratio = the best torch time / ls_ms (above 1 when ours is
+faster).
 Exit status: 0, 1 bad options, 2 no CUDA device or torch, 3 the library
 could not be loaded, 4 a row without a ratio.
 """
@@ -45,6 +49,7 @@ DEFAULT_SHAPES = ("2x100000,4x100000,8x100000,16x100000,32x100000,64x65536,"
                   "128x16384,256x4096,512x1024,1024x256")
 BACKENDS = ("default", "cusolver", "magma")
 LS_BACKEND_CUDA = 2
+LS_COL_MAJOR = 0
 LS_ROW_MAJOR = 1
 
 
@@ -93,11 +98,13 @@ class Library:
         if st != 0:
             raise RuntimeError(f"ls_context_set_stream returned {st}")
 
-    def gesv(self, A, ipiv, B, info):
-        """A (batch, n, n), B (batch, n, 1), C order, on the device."""
+    def gesv(self, A, ipiv, B, info, layout=LS_ROW_MAJOR):
+        """A (batch, n, n), B (batch, n, 1), C order, on the device; with
+        LS_COL_MAJOR the same bytes are read as the transposed matrices."""
         batch, n = A.shape[0], A.shape[1]
         fn = self.lib.ls_dgesv_batched_gpu if A.element_size() == 8 else self.lib.ls_sgesv_batched_gpu
-        st = fn(LS_ROW_MAJOR, n, 1, A.data_ptr(), n, n * n, ipiv.data_ptr(), B.data_ptr(), 1, n,
+        ldb = 1 if layout == LS_ROW_MAJOR else n
+        st = fn(layout, n, 1, A.data_ptr(), n, n * n, ipiv.data_ptr(), B.data_ptr(), ldb, n,
                 info.data_ptr(), batch, self.ctx)
         if st != 0:
             err = self.lib.ls_context_error(self.ctx)
@@ -138,7 +145,6 @@ def one_row(torch, lib, n, batch, prec, args):
     eps = 2.0 ** -53 if prec == "fp64" else 2.0 ** -24
     g = torch.Generator(device="cuda").manual_seed(1000 + n)
     A0 = torch.rand(batch, n, n, device="cuda", dtype=dt, generator=g) * 2 - 1
-    A0 += n * torch.eye(n, device="cuda", dtype=dt)
     B0 = torch.rand(batch, n, 1, device="cuda", dtype=dt, generator=g) * 2 - 1
     A, B = torch.empty_like(A0), torch.empty_like(B0)
     ipiv = torch.empty(batch, n, device="cuda", dtype=torch.int32)
@@ -154,6 +160,11 @@ def one_row(torch, lib, n, batch, prec, args):
     torch.cuda.synchronize()
     bad_info = int((info != 0).sum().item())
     res = {"ls": scaled_residual(torch, A0, B0, B, idx, eps)}
+    t_cm = time_side(torch, lambda: lib.gesv(A, ipiv, B, info, LS_COL_MAJOR), restore,
+                     args.warmup, args.repeat)
+    torch.cuda.synchronize()
+    bad_info += int((info != 0).sum().item())
+    res["ls_colmajor"] = scaled_residual(torch, A0.transpose(1, 2), B0, B, idx, eps)
     t = {}
     out = {}
     for be in BACKENDS:
@@ -174,13 +185,15 @@ def one_row(torch, lib, n, batch, prec, args):
     torch.cuda.empty_cache()
     ok = {be: res[be] == res[be] and res[be] <= 30 for be in BACKENDS}
     best = min((be for be in BACKENDS if ok[be]), key=lambda be: t[be], default=None)
-    if bad_info or not (res["ls"] == res["ls"] and res["ls"] <= 30):
-        ratio = f"refused:ls_residual={res['ls']:.3g};bad_info={bad_info}"
+    ls_ok = all(res[k] == res[k] and res[k] <= 30 for k in ("ls", "ls_colmajor"))
+    if bad_info or not ls_ok:
+        ratio = (f"refused:ls_residual={res['ls']:.3g};colmajor={res['ls_colmajor']:.3g};"
+                 f"bad_info={bad_info}")
     elif best is None:
         ratio = "refused:no_torch_backend_passed"
     else:
         ratio = f"{t[best] / t_ls:.4f}"
-    line = (f"{n},{batch},{prec},{t_ls:.6f},{t['default']:.6f},{t['cusolver']:.6f},"
+    line = (f"{n},{batch},{prec},{t_ls:.6f},{t_cm:.6f},{t['default']:.6f},{t['cusolver']:.6f},"
             f"{t['magma']:.6f},{best or 'none'},{ratio}")
     note = "residuals " + " ".join(f"{k}={v:.3g}" for k, v in res.items())
     return line, note, ratio[0].isdigit()
@@ -221,8 +234,8 @@ def main():
     with open(args.csv + ".tmp", "w") as f:
         f.write(f"# commit: {git_commit()}\n# command: {cmd}\n")
         f.write(f"# device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}\n")
-        f.write("n,batch,precision,ls_ms,torch_default_ms,torch_cusolver_ms,torch_magma_ms,"
-                "best_torch,ratio\n")
+        f.write("n,batch,precision,ls_ms,ls_colmajor_ms,torch_default_ms,torch_cusolver_ms,"
+                "torch_magma_ms,best_torch,ratio\n")
         for n, batch in shapes:
             for prec in precs:
                 line, note, ok = one_row(torch, lib, n, batch, prec, args)
