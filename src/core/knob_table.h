@@ -62,11 +62,13 @@
       "cuSOLVER's 64-bit Xgetrf with ALG_0 / ALG_1; for measuring")                             \
     X(CUDA_LU_SMALL_BLOCKS, POW2, TUNING, ONCE, "cuda", 0, 1, 16, "",                           \
       "fixes the small-n LU's cluster size, for measurements and tests only (a size the device " \
-      "cannot run, or whose blocks the matrix does not fit, falls back to the recursive LU)")   \
+      "cannot run, or whose blocks the matrix does not fit, falls back to the recursive LU); "  \
+      "set, it also keeps the smallest orders on the small-n LU instead of the batched "       \
+      "kernels (`lu_batch1_max_n_d/_s`)")                                                       \
     X(CUDA_LU_SMALL_IN_PLACE, INT, TUNING, ONCE, "cuda", 0, 0, 1, "",                           \
       "1: the small-n LU factors in place in device memory even where the matrix fits the "    \
-      "cluster's shared memory (gesv then runs getrf and getrs); for measurements and tests "  \
-      "only")                                                                                   \
+      "cluster's shared memory (gesv then runs getrf and getrs), and takes the smallest "      \
+      "orders too (not the batched kernels); for measurements and tests only")                 \
     X(CUDA_LU_SMALL_MAX_N, INT, TUNING, ONCE, "cuda", 1024, 0, 2147483647LL, "",                \
       "the small-n LU (one launch of one cluster, a 32-column panel per cluster barrier) "     \
       "serves square systems with n <= N (at most 1024): in the cluster's shared memory where " \

@@ -131,6 +131,20 @@ done:
     return st;
 }
 
+int lsc_batched_gesv_one(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
+                         int *d_ipiv, int *d_info, void *dB, int ldb, char *err, size_t errlen)
+{
+    ls_batched_job j;
+    memset(&j, 0, sizeof j);
+    j.op = LS_BATCHED_GESV, j.prec = p, j.device = 1, j.trans = 'N';
+    j.n = n, j.nrhs = nrhs, j.batch = 1;
+    j.A = dA, j.a_rs = 1, j.a_cs = lda;
+    j.ipiv = d_ipiv;
+    j.B = dB, j.b_rs = 1, j.b_cs = ldb;
+    j.info = d_info;
+    return run_device(c, &j, dA, d_ipiv, dB, d_info, err, errlen);
+}
+
 int lsc_batched(void *bctx, const ls_batched_job *j, char *err, size_t errlen)
 {
     ls_cuda_ctx *c = (ls_cuda_ctx *)bctx;

@@ -158,10 +158,17 @@ int lsc_getrf_device(ls_cuda_ctx *c, ls_precision p, int m, int n, void *dA, int
 int lsc_getrs_device(ls_cuda_ctx *c, ls_precision p, char trans, int n, int nrhs,
                      const void *dA, int lda, const int *d_ipiv, void *dB, int ldb, char *err,
                      size_t errlen);
-/* gesv on device memory (getrs.c), as every front end's solve runs it: the
- * small-n kernel's one launch where it takes the system (*fused = 1), else
- * getrf with getrs queued behind it. No host synchronisation; info stays in
- * d_info. After a zero pivot B is left as it was (fused) or undefined. */
+/* The whole solve in one launch where a kernel takes it (getrs.c): the
+ * batched kernels as a stack of one up to the tuning row's
+ * lu_batch1_max_n_d/_s, else the small-n LU where it plans (*fused = 1);
+ * *fused = 0: nothing queued. */
+int lsc_gesv_fused(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
+                   int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
+                   size_t errlen);
+/* gesv on device memory (getrs.c), as every front end's solve runs it:
+ * lsc_gesv_fused where it takes the system, else getrf with getrs queued
+ * behind it. No host synchronisation; info stays in d_info. After a zero
+ * pivot B is left as it was (fused) or undefined. */
 int lsc_gesv_device(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
                     int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
                     size_t errlen);

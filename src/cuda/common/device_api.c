@@ -337,8 +337,8 @@ int lsc_gesv_gpu(void *bctx, ls_precision p, int n, int nrhs, void *dA, int ldda
     if (nrhs > 0)
         LSC_TRY(need_device(c, dB, 6, "dB", err, errlen));
     LSC_TRY(pi_open(c, &pi, ipiv, n, info, 0, 5, 8, err, errlen));
-    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, ldda, pi.d_ipiv, pi.d_info, dB, lddb, &fused, err,
-                              errlen));
+    LSC_TRY(lsc_gesv_fused(c, p, n, nrhs, dA, ldda, pi.d_ipiv, pi.d_info, dB, lddb, &fused, err,
+                           errlen));
     if (fused) /* factors and solution in one launch; B untouched when info > 0 */
         goto done;
     LSC_TRY(lsc_getrf_device(c, p, n, n, dA, ldda, pi.d_ipiv, pi.d_info, err, errlen));

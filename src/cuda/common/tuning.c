@@ -21,6 +21,8 @@ static const lsc_tuning lsc_rows[] = {
         .lookahead_min = 1536,
         .cluster_rows = 1024,
         .push_rows = 2048,
+        .lu_batch1_max_n_d = 16,
+        .lu_batch1_max_n_s = 128,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
         .brows_max_n_d = 64,
@@ -38,6 +40,8 @@ static const lsc_tuning lsc_rows[] = {
         .lookahead_min = 1536,
         .cluster_rows = 1024,
         .push_rows = 2048,
+        .lu_batch1_max_n_d = 16,
+        .lu_batch1_max_n_s = 128,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
         .brows_max_n_d = 64,
@@ -55,6 +59,7 @@ static const lsc_tuning lsc_rows[] = {
 #define LSC_FIELD(member, dbl) {#member, dbl, offsetof(lsc_tuning, member)}
 static const lsc_tuning_field lsc_fields[] = {
     LSC_FIELD(lookahead_min, 0), LSC_FIELD(cluster_rows, 0),  LSC_FIELD(push_rows, 0),
+    LSC_FIELD(lu_batch1_max_n_d, 0), LSC_FIELD(lu_batch1_max_n_s, 0),
     LSC_FIELD(bthread_min_n, 0), LSC_FIELD(bthread_max_n, 0), LSC_FIELD(brows_max_n_d, 0),
     LSC_FIELD(brows_max_n_s, 0), LSC_FIELD(bblk_min_n, 0),    LSC_FIELD(rbt_min_n, 0),
     LSC_FIELD(mx_escalate, 1),

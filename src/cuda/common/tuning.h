@@ -41,6 +41,16 @@ typedef struct lsc_tuning {
      * cooperative leaf up to about this many rows (H100: n = 256..1024 4-9 %
      * faster, 4096 7 % slower). */
     int push_rows;
+    /* LU (lu/getrs.c, lsc_gesv_fused): a single system of at most this
+     * order (FP64, FP32) is solved by the batched kernels as a stack of
+     * one, in one launch, and by the small-n LU above. H100 (commit
+     * 0f92c26, bench --batched --batch-max 1 against bench
+     * --lu-vs-cusolver's first call, same session), ms: FP64 n = 16 0.017
+     * against 0.025, 32 0.046 against 0.041; FP32 n = 32 0.031 against
+     * 0.040, 64 0.055 against 0.078, 96 0.104 against 0.112, 128 0.146
+     * against 0.150, 129 0.219 against about 0.16. */
+    int lu_batch1_max_n_d;
+    int lu_batch1_max_n_s;
     /* Batched LU (batched/batched_impl.h): a matrix per thread from this
      * order up to bthread_max_n (with at most LSK_BTHREAD_MAXRHS fused
      * right-hand sides), a warp segment per matrix outside. H100, batch

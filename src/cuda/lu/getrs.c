@@ -3,8 +3,11 @@
  * device (k_laswp_rhs.cu) and the triangular solves are cuBLAS trsm, all on
  * c->stream: nothing here waits for the device, so getrf and getrs queue
  * back to back with no host round trip between them. gesv on device memory
- * (lsc_gesv_device) and the backend's host getrs and gesv slots live here
- * too. */
+ * (lsc_gesv_fused: one launch where a kernel takes the whole solve, the
+ * batched kernels with a stack of one at the smallest orders or the
+ * small-n LU; lsc_gesv_device: else getrf and getrs) and the backend's
+ * host getrs and gesv slots live here too. */
+#include "cuda/batched/batched_cuda.h"
 #include "cuda/common/cuda_backend.h"
 #include "cuda/lu/k_lu.h"
 #include "cuda/lu/lu_small.h"
@@ -60,13 +63,27 @@ done:
     return st;
 }
 
+int lsc_gesv_fused(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
+                   int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
+                   size_t errlen)
+{
+    const int batch1_max = p == LS_DOUBLE ? c->tune->lu_batch1_max_n_d
+                                          : c->tune->lu_batch1_max_n_s;
+    if (n >= 1 && n <= batch1_max && !lsc_lu_small_forced()) {
+        *fused = 1;
+        return lsc_batched_gesv_one(c, p, n, nrhs, dA, lda, d_ipiv, d_info, dB, ldb, err,
+                                    errlen);
+    }
+    return lsc_lu_small_gesv(c, p, n, nrhs, dA, lda, d_ipiv, d_info, dB, ldb, fused, err,
+                             errlen);
+}
+
 int lsc_gesv_device(ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
                     int *d_ipiv, int *d_info, void *dB, int ldb, int *fused, char *err,
                     size_t errlen)
 {
     int st = 0;
-    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, lda, d_ipiv, d_info, dB, ldb, fused, err,
-                              errlen));
+    LSC_TRY(lsc_gesv_fused(c, p, n, nrhs, dA, lda, d_ipiv, d_info, dB, ldb, fused, err, errlen));
     if (!*fused) {
         LSC_TRY(lsc_getrf_device(c, p, n, n, dA, lda, d_ipiv, d_info, err, errlen));
         LSC_TRY(lsc_getrs_device(c, p, 'N', n, nrhs, dA, lda, d_ipiv, dB, ldb, err, errlen));

@@ -37,6 +37,11 @@ static int forced_in_place(void)
     return (int)ls_knob_int(LS_KNOB_CUDA_LU_SMALL_IN_PLACE);
 }
 
+int lsc_lu_small_forced(void)
+{
+    return forced_blocks() != 0 || forced_in_place() != 0;
+}
+
 /* The kernel's static arrays (the published and copied interchange lists,
  * the pivot candidates with their rows: about 6.6 KB) come out of the same per-block
  * limit as the dynamic part; this leaves room for them. */

@@ -58,6 +58,10 @@ int lsc_lu_small_plan(struct ls_cuda_ctx *c, ls_precision p, int n, int nrhs,
 int lsc_lu_small_run(struct ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,
                      void *dB, int ldb, int *d_ipiv, int *d_info, const lsc_lu_small_shape *sh,
                      char *err, size_t errlen);
+/* Whether LS_CUDA_LU_SMALL_BLOCKS or LS_CUDA_LU_SMALL_IN_PLACE forces the
+ * small-n kernel's form (for measuring, testing): then every order it
+ * takes goes to it, none to the batched kernels (lsc_gesv_fused). */
+int lsc_lu_small_forced(void);
 /* gesv in one launch when the small-n path takes it (*fused = 1); else
  * nothing is queued (*fused = 0) and the caller runs getrf and getrs. */
 int lsc_lu_small_gesv(struct ls_cuda_ctx *c, ls_precision p, int n, int nrhs, void *dA, int lda,

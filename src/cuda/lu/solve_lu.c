@@ -44,7 +44,7 @@ int lsc_solve_lu(ls_cuda_ctx *c, const ls_job *job, ls_report *rep, char *err, s
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_H2D], s));
     /* small n: factor and solve in one launch (the solve's time then
      * counts as the factorization's) */
-    LSC_TRY(lsc_lu_small_gesv(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
+    LSC_TRY(lsc_gesv_fused(c, p, n, nrhs, dA, n, d_ipiv, d_info, dB, n, &fused, err, errlen));
     if (!fused)
         LSC_TRY(lsc_getrf_device(c, p, n, n, dA, n, d_ipiv, d_info, err, errlen));
     LSC_CUDA(cudaEventRecord(c->ev[LSC_EV_FACTOR], s));
