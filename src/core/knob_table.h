@@ -99,6 +99,9 @@
       "priority; 0: the default priority")                                                      \
     X(DIST_CUDA_PROFILE, BOOL, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 1, "",              \
       "the distributed CUDA engine times its phases with events and reports them")              \
+    X(DIST_DEFER_SWAPS, BOOL, TUNING, ONCE, "dist", 1, 0, 1, "",                                \
+      "on one process row the distributed LU gives L's columns their interchanges at the end, " \
+      "once per block column; 0: at every step")                                                \
     X(DIST_FAULT_ALLOC, INT, TESTING, ONCE, "dist", -1, 0, 2147483647LL, "",                    \
       "the distributed LU's host allocations fail on this rank; -1 or unset: none")             \
     X(DIST_LOOKAHEAD, BOOL, TUNING, ONCE, "dist", 1, 0, 1, "",                                  \

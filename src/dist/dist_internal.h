@@ -103,4 +103,11 @@ int ls_dist_apply_moves(ls_grid *g, ls_precision p, void *X, int lld, const ls_d
 int ls_dist_moves_of(int k0, int count, const int *piv, int *dst, int *src, int *label,
                      int *touched);
 
+/* Folds the interchanges of one step (row k <-> piv[k - k0], relative and
+ * 0-based, k = k0 .. k0+count-1) into gm, the rows [k0, m) of a gather map:
+ * on entry row i of the final matrix is row gm[i] as it stood after the
+ * steps folded so far (those after this one); on exit, as it stood before
+ * this step. amap has m entries, amap[i] == i on entry and on exit. */
+void ls_dist_fold_step(int k0, int count, const int *piv, int m, int *gm, int *amap);
+
 #endif

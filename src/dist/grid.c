@@ -269,6 +269,24 @@ int ls_dist_moves_of(int k0, int count, const int *piv, int *dst, int *src, int 
     return nm;
 }
 
+void ls_dist_fold_step(int k0, int count, const int *piv, int m, int *gm, int *amap)
+{
+    /* amap: where each row of the step's outcome came from (its swaps done
+     * in order on the identity); it differs from the identity only on the
+     * step's rows and their pivot rows, which are put back afterwards */
+    for (int k = k0; k < k0 + count; ++k) {
+        int p = piv[k - k0], t = amap[k];
+        amap[k] = amap[p];
+        amap[p] = t;
+    }
+    for (int i = k0; i < m; ++i)
+        gm[i] = amap[gm[i]];
+    for (int k = k0; k < k0 + count; ++k) {
+        amap[k] = k;
+        amap[piv[k - k0]] = piv[k - k0];
+    }
+}
+
 /* Device engines: the rows are packed and unpacked on the device by
  * index lists, and cross the process column through host staging. */
 static int apply_moves_engine(ls_grid *g, ls_precision p, void *X, int lld,

@@ -10,7 +10,9 @@
  *      engine's getrf (panel_gather_impl.h; device engines by default);
  *   2. the panel (L) and its pivots are broadcast along process rows;
  *   3. the panel's interchanges reach the other columns as one all-to-all
- *      of the rows that move, within each process column;
+ *      of the rows that move, within each process column (on one process
+ *      row, the columns left of the panel get them all at the end:
+ *      deferred_swaps_impl.h);
  *   4. the diagonal process row solves U12 = L11^-1 A12 and broadcasts U12
  *      down the process columns;
  *   5. every rank updates its part of the trailing matrix, A22 -= L21 U12,
@@ -61,6 +63,8 @@ typedef struct FN(getrf_ws) {
     char *rec[2];   /* pivot records in / out */
     size_t rec_bytes;
     void *swap;     /* engine: row exchange buffers */
+    size_t swap_entries; /* their size, in entries of REAL */
+    int defer;      /* L's interchanges deferred to the end (deferred_swaps_impl.h) */
     void *hswap;    /* host staging of the exchange (device engines, P > 1) */
     int *label, *touched, *dst, *src;
     void *block;    /* host */
@@ -119,6 +123,7 @@ static int FN(getrf_alloc)(ls_grid *g, int m, int n, int ia0, int ja0, const int
     w->ubuf = (REAL *)q;
     q += ubytes;
     w->swap = q;
+    w->swap_entries = 4 * nbz * locc;
     q += sbytes;
     w->dcand = dev ? (REAL *)q : NULL;
     w->hdr[0] = dev ? (int *)p : (int *)w->lbuf[0];
@@ -298,7 +303,7 @@ static int FN(update_cols)(ls_grid *g, REAL *A, int ia0, const int *d, int nm, F
  * the rest of the columns beside it: on a device the rest is queued first
  * on the main queue and the panel runs on the second, so panel j1 waits
  * only for its own columns. L's columns (left of the panel) get their
- * interchanges with the rest. */
+ * interchanges with the rest, or at the end (w->defer). */
 static int FN(step_one_row)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int jb, int mn,
                             int r_end, int c_begin, int c_end, const int *d, FN(getrf_ws) *w,
                             int cur, int nm, MPI_Datatype rt, MPI_Op op, ls_dist_req *req)
@@ -319,7 +324,8 @@ static int FN(step_one_row)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int j
         return st;
     if (e->fork) {
         e->fork(e->context);
-        if ((st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, lc - c_begin, 0, 0)) == 0)
+        if (w->defer || (st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, lc - c_begin, 0,
+                                           0)) == 0)
             st = FN(update_cols)(g, A, ia0, d, nm, w, L, ldl, lr0, lrb, r_end, jb, rc0 + d1,
                                  c_end - rc0 - d1);
         e->use_fork(e->context, 1);
@@ -330,13 +336,15 @@ static int FN(step_one_row)(ls_grid *g, REAL *A, int ia0, int ja0, int j0, int j
         return st;
     }
     st = FN(panel_and_send)(g, A, ia0, ja0, j1, mn, r_end, c_end, d, w, !cur, rt, op, req);
-    if (st == 0)
+    if (st == 0 && !w->defer)
         st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, lc - c_begin, 0, 0);
     if (st == 0)
         st = FN(update_cols)(g, A, ia0, d, nm, w, L, ldl, lr0, lrb, r_end, jb, rc0 + d1,
                              c_end - rc0 - d1);
     return st;
 }
+
+#include "deferred_swaps_impl.h"
 
 /*
  * With look-ahead (the default; LS_DIST_LOOKAHEAD=0 turns it off), the
@@ -368,6 +376,7 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
     MPI_Type_contiguous((int)w->rec_bytes, MPI_BYTE, &rt);
     MPI_Type_commit(&rt);
     MPI_Op_create(FN(pivot_op), 1, &op);
+    w->defer = np == 1 && ls_knob_int(LS_KNOB_DIST_DEFER_SWAPS) != 0;
     for (int j0 = 0; j0 < mn && st == 0; j0 += nb, cur = !cur) {
         const int jb = mn - j0 < nb ? mn - j0 : nb;
         const int pr = ls_dist_owner(ia0 + j0, nb, rsrc, np);
@@ -404,8 +413,8 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
         }
         const int rc0 = ls_dist_count(ja0 + j1, nb, myc, csrc, nq);
         const int nr = c_end - rc0;
-        if ((st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, (myc == pc ? lc : rc0) - c_begin,
-                               rc0, nr)) != 0)
+        const int left = w->defer ? 0 : (myc == pc ? lc : rc0) - c_begin;
+        if ((st = FN(moves_on)(g, A, lld, ia0, d, nm, w, c_begin, left, rc0, nr)) != 0)
             break;
         /* 4. U12 on the diagonal process row, down the process columns */
         REAL *a12 = A + (size_t)rc0 * (size_t)lld + lr0;
@@ -459,6 +468,8 @@ static int FN(getrf_core)(ls_grid *g, int m, int n, REAL *A, int ia0, int ja0, c
                         A + (size_t)(rc0 + done) * (size_t)lld + lrb, lld);
     }
     e->wait(e->context, &req);
+    if (st == 0 && w->defer)
+        st = FN(deferred_swaps)(g, A, m, ia0, ja0, mn, d, ipiv, w);
     MPI_Op_free(&op);
     MPI_Type_free(&rt);
     char msg[200];
