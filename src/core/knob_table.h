@@ -99,6 +99,9 @@
       "priority; 0: the default priority")                                                      \
     X(DIST_CUDA_PROFILE, BOOL, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 1, "",              \
       "the distributed CUDA engine times its phases with events and reports them")              \
+    X(DIST_CUDA_TRSM_BLOCK, INT, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 65536, "",           \
+      "U12 = L11^-1 A12 of the distributed CUDA engine in diagonal blocks this wide, the rows " \
+      "below each updated by a gemm; 0: one cuBLAS trsm")                                       \
     X(DIST_DEFER_SWAPS, BOOL, TUNING, ONCE, "dist", 1, 0, 1, "",                                \
       "on one process row the distributed LU gives L's columns their interchanges at the end, " \
       "once per block column; 0: at every step")                                                \

@@ -15,106 +15,6 @@
 #include "../../core/knobs.h"
 #include "engine_cuda_impl.h"
 
-/* ---- local kernels ---- */
-
-static void x_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const void *A, int lda,
-                       const void *B, int ldb, void *C, int ldc)
-{
-    ce *c = ctx;
-    if (m <= 0 || n <= 0 || k <= 0)
-        return;
-    PF_BEGIN(c, K_GEMM);
-    if (p == LS_DOUBLE) {
-        const double a = -1.0, b = 1.0;
-        ec_bl_ok(
-            c, cublasDgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
-            "cublasDgemm");
-    } else {
-        const float a = -1.0f, b = 1.0f;
-        ec_bl_ok(
-            c, cublasSgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
-            "cublasSgemm");
-    }
-    PF_END(c);
-}
-
-static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int m, int n,
-                    const void *T, int ldt, void *B, int ldb)
-{
-    if (m <= 0 || n <= 0)
-        return;
-    PF_BEGIN(c, K_TRSM);
-    cublasFillMode_t ul = uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
-    cublasDiagType_t dg = uplo == 'L' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-    if (p == LS_DOUBLE) {
-        const double one = 1.0;
-        ec_bl_ok(c, cublasDtrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
-                 "cublasDtrsm");
-    } else {
-        const float one = 1.0f;
-        ec_bl_ok(c, cublasStrsm(c->h, CUBLAS_SIDE_LEFT, ul, op, dg, m, n, &one, T, ldt, B, ldb),
-                 "cublasStrsm");
-    }
-    PF_END(c);
-}
-
-static void x_trsm(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
-                   void *B, int ldb)
-{
-    trsm_op(ctx, p, CUBLAS_OP_N, uplo, m, n, T, ldt, B, ldb);
-}
-
-static void x_trsm_t(void *ctx, ls_precision p, char uplo, int m, int n, const void *T, int ldt,
-                     void *B, int ldb)
-{
-    trsm_op(ctx, p, CUBLAS_OP_T, uplo, m, n, T, ldt, B, ldb);
-}
-
-static void x_ger_sub(void *ctx, ls_precision p, int m, int n, const void *x, const void *y,
-                      void *A, int lda)
-{
-    ce *c = ctx;
-    if (m <= 0 || n <= 0)
-        return;
-    if (p == LS_DOUBLE) {
-        const double a = -1.0;
-        ec_bl_ok(c, cublasDger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasDger");
-    } else {
-        const float a = -1.0f;
-        ec_bl_ok(c, cublasSger(c->h, m, n, &a, x, 1, y, 1, A, lda), "cublasSger");
-    }
-}
-
-static void x_scal_inv(void *ctx, ls_precision p, int n, double pivot, void *x)
-{
-    ce *c = ctx;
-    if (n <= 0)
-        return;
-    const double tiny = p == LS_DOUBLE ? DBL_MIN : FLT_MIN;
-    if (fabs(pivot) < tiny) { /* 1/pivot would overflow: divide, as getf2 */
-        ec_cu_ok(c, (cudaError_t)ls_dist_k_div(p == LS_DOUBLE, n, pivot, x, c->cur), "k_div");
-    } else if (p == LS_DOUBLE) {
-        const double r = 1.0 / pivot;
-        ec_bl_ok(c, cublasDscal(c->h, n, &r, x, 1), "cublasDscal");
-    } else {
-        const float r = 1.0f / (float)pivot;
-        ec_bl_ok(c, cublasSscal(c->h, n, &r, x, 1), "cublasSscal");
-    }
-}
-
-static int x_iamax(void *ctx, ls_precision p, int n, const void *x)
-{
-    ce *c = ctx;
-    int r = 0;
-    if (n <= 0)
-        return -1;
-    if (p == LS_DOUBLE)
-        ec_bl_ok(c, cublasIdamax(c->h, n, x, 1, &r), "cublasIdamax");
-    else
-        ec_bl_ok(c, cublasIsamax(c->h, n, x, 1, &r), "cublasIsamax");
-    return r >= 1 && r <= n ? r - 1 : 0;
-}
-
 static void copy2d(ce *c, ls_precision p, int m, int n, const void *A, int lda, void *B, int ldb,
                    enum cudaMemcpyKind kind, const char *what)
 {
@@ -220,33 +120,6 @@ static int x_getrf(void *ctx, ls_precision p, int m, int n, void *A, int lda, in
         return 0;
     }
     return info;
-}
-
-static void x_gemm_tn(void *ctx, ls_precision p, int m, int n, int k, double alpha, const void *A,
-                      int lda, const void *B, int ldb, double beta, void *C, int ldc)
-{
-    ce *c = ctx;
-    if (m <= 0 || n <= 0)
-        return;
-    const size_t es = ec_esz(p);
-    if (k <= 0 && beta == 0) { /* C = 0 without reading C */
-        ec_cu_ok(c, cudaMemset2DAsync(C, (size_t)ldc * es, 0, (size_t)m * es, (size_t)n, c->cur),
-                 "memset");
-        return;
-    }
-    if (k <= 0 && beta == 1)
-        return;
-    if (p == LS_DOUBLE)
-        ec_bl_ok(c,
-                 cublasDgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, A, lda, B, ldb, &beta,
-                             C, ldc),
-                 "cublasDgemm (T)");
-    else {
-        const float a = (float)alpha, b = (float)beta;
-        ec_bl_ok(
-            c, cublasSgemm(c->h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &a, A, lda, B, ldb, &b, C, ldc),
-            "cublasSgemm (T)");
-    }
 }
 
 /* ---- memory ---- */
@@ -503,6 +376,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     }
     c->cur = c->s;
     c->panel_cusolver = ls_knob_is(LS_KNOB_DIST_CUDA_PANEL, "cusolver");
+    c->trsm_block = (int)ls_knob_int(LS_KNOB_DIST_CUDA_TRSM_BLOCK);
     if (c->panel_cusolver && !c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
         ec_fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
     if (ls_knob_int(LS_KNOB_DIST_CUDA_PROFILE))
@@ -533,16 +407,10 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     e->api_version = LS_DIST_ENGINE_API_VERSION;
     e->name = c->name;
     e->context = c;
-    e->gemm_sub = x_gemm_sub;
-    e->trsm = x_trsm;
-    e->ger_sub = x_ger_sub;
-    e->scal_inv = x_scal_inv;
-    e->iamax = x_iamax;
+    ec_blas_slots(e);
     e->lacpy = x_lacpy;
     e->destroy = x_destroy;
     e->getrf = x_getrf;
-    e->gemm_tn = x_gemm_tn;
-    e->trsm_t = x_trsm_t;
     e->host_memory = 0;
     e->ws_alloc = x_ws_alloc;
     e->ws_free = x_ws_free;

@@ -1,5 +1,5 @@
-/* Internals of the CUDA local engine (engine_cuda.c, engine_cuda_comm.c,
- * engine_cuda_util.c): its state, failures, profile and transport. */
+/* Internals of the CUDA local engine (engine_cuda.c, engine_cuda_blas.c,
+ * engine_cuda_comm.c, engine_cuda_util.c): its state, failures, profile and transport. */
 #ifndef LS_DIST_ENGINE_CUDA_IMPL_H
 #define LS_DIST_ENGINE_CUDA_IMPL_H
 
@@ -50,6 +50,7 @@ typedef struct ce {
     /* LS_DIST_CUDA_PANEL=cusolver: tall panels by cuSOLVER's getrf, not
      * liblinsolve's device LU (the default) */
     int panel_cusolver;
+    int trsm_block;     /* LS_DIST_CUDA_TRSM_BLOCK: L11^-1 A12 in diagonal blocks this wide */
     cusolverDnHandle_t sh;
     void *pws;
     size_t pws_bytes;
@@ -77,6 +78,10 @@ void ec_pf_mark(ce *c, int kind, cudaStream_t st);
 void ec_pf_report(ce *c);
 #define PF_BEGIN(c, k) ec_pf_mark((c), (k), (c)->cur)
 #define PF_END(c) ec_pf_mark((c), 0, (c)->cur)
+
+/* The BLAS slots of the table (engine_cuda_blas.c): gemm_sub, trsm,
+ * ger_sub, scal_inv, iamax, gemm_tn, trsm_t. */
+void ec_blas_slots(ls_dist_engine *e);
 
 /* The transport (engine_cuda_comm.c): the table's bcast, wait, reduce_sum,
  * and NCCL's setup. */
