@@ -99,7 +99,7 @@
       "priority; 0: the default priority")                                                      \
     X(DIST_CUDA_PROFILE, BOOL, BEHAVIOUR, ONCE, "dist (CUDA engine)", 0, 0, 1, "",              \
       "the distributed CUDA engine times its phases with events and reports them")              \
-    X(DIST_CUDA_TRSM_BLOCK, INT, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 65536, "",           \
+    X(DIST_CUDA_TRSM_BLOCK, INT, TUNING, ONCE, "dist (CUDA engine)", 128, 0, 65536, "",         \
       "U12 = L11^-1 A12 of the distributed CUDA engine in diagonal blocks this wide, the rows " \
       "below each updated by a gemm; 0: one cuBLAS trsm")                                       \
     X(DIST_DEFER_SWAPS, BOOL, TUNING, ONCE, "dist", 1, 0, 1, "",                                \

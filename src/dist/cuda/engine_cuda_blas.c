@@ -28,11 +28,7 @@ static void x_gemm_sub(void *ctx, ls_precision p, int m, int n, int k, const voi
     PF_END(c);
 }
 
-/* One cuBLAS trsm with side left (B = op(T)^-1 B), or, for L11^-1 A12 when
- * LS_DIST_CUDA_TRSM_BLOCK = tb is set below m, tb-wide diagonal blocks by
- * trsm with the rows below each updated by a gemm: most of the flops then
- * run at the gemm's rate (the blocked form LAPACK's own trsm takes; no
- * inverse is formed, so the rounding is a trsm's). */
+/* One cuBLAS trsm with side left: B = op(T)^-1 B. */
 static void trsm_call(ce *c, ls_precision p, cublasOperation_t op, char uplo, int m, int n,
                       const void *T, int ldt, void *B, int ldb)
 {
@@ -49,6 +45,13 @@ static void trsm_call(ce *c, ls_precision p, cublasOperation_t op, char uplo, in
     }
 }
 
+/* trsm_call, or, for L11^-1 A12 where LS_DIST_CUDA_TRSM_BLOCK = tb (128
+ * unless set) is below m, tb-wide diagonal blocks by trsm with the rows
+ * below each updated by a gemm, so that most of the flops run at the gemm's
+ * rate (the blocked form of LAPACK's own trsm; no inverse is formed, so the
+ * rounding is a trsm's). On one H100, 1 x 1, nb 1024, it took U12's GPU
+ * time from 0.077 to 0.066 s at n = 32768 and from 0.33 to 0.28 s at 65536;
+ * blocks of 256 and 512 were no faster than one trsm. */
 static void trsm_op(ce *c, ls_precision p, cublasOperation_t op, char uplo, int m, int n,
                     const void *T, int ldt, void *B, int ldb)
 {
