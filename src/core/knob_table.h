@@ -54,6 +54,9 @@
     X(CUDA_LU_LEAF, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|sm|push|cluster|coop|column",  \
       "panel leaf of the recursive LU: auto picks by shape, the others force one where it can " \
       "run (cluster also lifts its 1024-row limit); for measuring")                             \
+    X(CUDA_LU_MOVES_PAR, BOOL, TUNING, ONCE, "cuda", 0, 0, 1, "",                               \
+      "1: the look-ahead LU turns each panel's swaps into row moves with a thread per swap; "   \
+      "0: one thread walks them in order (the default until the first is timed on a GPU)")      \
     X(CUDA_LU_NB, INT, TUNING, ONCE, "cuda", 0, 32, 2048, "",                                   \
       "panel width of the look-ahead LU; 0 or unset: 256, 512 from n = 4096, 1024 from "         \
       "n = 8192")                                                                               \

@@ -124,6 +124,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
     }
     /* LS_CUDA_LU_LASWP=serial: LAPACK's swap-by-swap order (for measuring) */
     const int gather = nb <= LSK_SWAPS_MAX && !ls_knob_is(LS_KNOB_CUDA_LU_LASWP, "serial");
+    const int moves_par = ls_knob_int(LS_KNOB_CUDA_LU_MOVES_PAR) != 0;
     /* the panel stream starts after whatever the caller queued */
     LSC_CUDA(cudaEventRecord(la->fork, c->stream));
     LSC_CUDA(cudaStreamWaitEvent(la->panel, la->fork, 0));
@@ -138,7 +139,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
          * the next panel's columns before the rest (H100, n = 8192: the
          * swap-by-swap laswp of both sides took ~10 % of the factorization) */
         if (gather) {
-            LSC_CUDA(lsk_swaps_to_moves(j0, j1, d_ipiv, la->moves, c->stream));
+            LSC_CUDA(lsk_swaps_to_moves(j0, j1, d_ipiv, la->moves, moves_par, c->stream));
             LSC_CUDA(FN(lsk_moves_apply)(j1, w1, 0, 0, dA, lda, w, la->moves, c->stream));
         } else {
             LSC_CUDA(FN(lsk_laswp)(j0, FN(la_at)(&r, 0, 0), lda, j0, j1, d_ipiv, c->stream));

@@ -3,6 +3,7 @@
  * Defines: lsk_moves_apply_d, lsk_moves_apply_s */
 #include "cuda/common/k_common.cuh"
 #include "cuda/lu/k_lu.h"
+#include "cuda/lu/swaps_moves.h"
 
 __global__ void lsk_pivots_shift_kernel(int w, int j0, int *ipiv, const int *pinfo, int *info)
 {
@@ -139,12 +140,63 @@ __global__ void lsk_moves_apply_kernel(int c0, int n0, int c1, int n1, T *A, lon
         col[moves[1 + 2 * e]] = buf[e];
 }
 
+/* The same moves with a thread per swap (swaps_moves.h says why that is
+ * possible): the one-thread walk above waits for a chain of dependent
+ * shared-memory loads, 163 us for a 1024-swap panel on an H100 (ncu,
+ * bench/results/h100/lu-profile-8192.txt), on the path between two panels.
+ * One block of LSK_SWAPS_MAX threads, so every phase is one pass. */
+__global__ void __launch_bounds__(LSK_SWAPS_MAX)
+    lsk_swaps_to_moves_par_kernel(int k0, int k1, const int *ipiv, int *moves)
+{
+    __shared__ int piv[LSK_SWAPS_MAX], root[LSK_SWAPS_MAX], prev[LSK_SWAPS_MAX];
+    __shared__ int last[LSK_SWAPS_MAX];
+    __shared__ int count;
+    const int nsw = k1 - k0, j = threadIdx.x, mine = j < nsw;
+    if (mine)
+        piv[j] = ipiv[k0 + j] - 1;
+    if (j == 0)
+        count = 0;
+    __syncthreads();
+    if (mine)
+        lsk_sm_links(j, k0, piv, root, prev, last);
+    __syncthreads();
+    if (mine) /* each swap is the prev of at most one other: no two writers */
+        lsk_sm_not_last(j, prev, last);
+    for (int span = 1; span < nsw; span <<= 1) { /* pointer jumping */
+        __syncthreads();
+        const int r = mine ? root[root[j]] : 0;
+        __syncthreads();
+        if (mine)
+            root[j] = r;
+    }
+    __syncthreads();
+    if (mine) {
+        const int src = lsk_sm_window_src(j, k0, piv, root, prev);
+        if (src != k0 + j) {
+            const int e = atomicAdd(&count, 1);
+            moves[1 + 2 * e] = k0 + j;
+            moves[2 + 2 * e] = src;
+        }
+        if (piv[j] >= k1 && last[j]) {
+            const int e = atomicAdd(&count, 1);
+            moves[1 + 2 * e] = piv[j];
+            moves[2 + 2 * e] = k0 + root[j];
+        }
+    }
+    __syncthreads();
+    if (j == 0)
+        moves[0] = count;
+}
+
 extern "C" cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves,
-                                          cudaStream_t s)
+                                          int parallel, cudaStream_t s)
 {
     if (k1 - k0 < 1 || k1 - k0 > LSK_SWAPS_MAX)
         return cudaErrorInvalidValue;
-    lsk_swaps_to_moves_kernel<<<1, LSK_SWAPS_THREADS, 0, s>>>(k0, k1, d_ipiv, d_moves);
+    if (parallel)
+        lsk_swaps_to_moves_par_kernel<<<1, LSK_SWAPS_MAX, 0, s>>>(k0, k1, d_ipiv, d_moves);
+    else
+        lsk_swaps_to_moves_kernel<<<1, LSK_SWAPS_THREADS, 0, s>>>(k0, k1, d_ipiv, d_moves);
     return cudaGetLastError();
 }
 

@@ -134,10 +134,12 @@ cudaError_t lsk_pivots_shift(int w, int j0, int *d_ipiv, const int *d_pinfo, int
 cudaError_t lsk_pivots_shift64(int w, int j0, const long long *d_p64, int *d_ipiv,
                                const int *d_pinfo, int *d_info, cudaStream_t s);
 /* The swaps ipiv[k0 .. k1) (1-based, LAPACK order) as the row moves they
- * amount to: moves[0] = count, then (dst, src) pairs; at most 2 (k1 - k0)
- * moves, k1 - k0 <= LSK_SWAPS_MAX. */
+ * amount to: moves[0] = count, then (dst, src) pairs in no set order; at
+ * most 2 (k1 - k0) moves, k1 - k0 <= LSK_SWAPS_MAX. parallel: a thread per
+ * swap (swaps_moves.h; LS_CUDA_LU_MOVES_PAR), else one thread in order. */
 #define LSK_SWAPS_MAX 1024
-cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves, cudaStream_t s);
+cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves, int parallel,
+                               cudaStream_t s);
 /* Those moves on columns [c0, c0 + n0) and [c1, c1 + n1); nsw = k1 - k0. */
 #define LSK_MOVES_APPLY_SIG(T, S)                                                         \
     cudaError_t lsk_moves_apply_##S(int c0, int n0, int c1, int n1, T *dA, int lda, int nsw, \
