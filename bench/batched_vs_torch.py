@@ -14,10 +14,11 @@ run, timed by CUDA events around the call alone, median of --repeat runs
 after --warmup:
   ours     ls_?gesv_batched_gpu (the library through ctypes; C-order torch
            stacks, LS_ROW_MAJOR, queued on torch's stream by
-           ls_context_set_stream): the path every front end's batched solve
-           takes; and, to show what the layout costs, the same call with
-           LS_COL_MAJOR on the same bytes (the transposed systems: the
-           cost of a Fortran-order stack)
+           ls_context_set_stream) with ipiv NULL, as the planner calls it
+           for every front end's batched solve (torch's solve_ex returns no
+           pivots either); and, to show what the layout costs, the same
+           call with LS_COL_MAJOR on the same bytes (the transposed
+           systems: the cost of a Fortran-order stack)
   torch    torch.linalg.solve_ex(A, B, check_errors=False) (no host
            synchronisation, like ours) with
            torch.backends.cuda.preferred_linalg_library set to "default",
@@ -104,7 +105,8 @@ class Library:
         batch, n = A.shape[0], A.shape[1]
         fn = self.lib.ls_dgesv_batched_gpu if A.element_size() == 8 else self.lib.ls_sgesv_batched_gpu
         ldb = 1 if layout == LS_ROW_MAJOR else n
-        st = fn(layout, n, 1, A.data_ptr(), n, n * n, ipiv.data_ptr(), B.data_ptr(), ldb, n,
+        piv = ipiv.data_ptr() if ipiv is not None else None
+        st = fn(layout, n, 1, A.data_ptr(), n, n * n, piv, B.data_ptr(), ldb, n,
                 info.data_ptr(), batch, self.ctx)
         if st != 0:
             err = self.lib.ls_context_error(self.ctx)
@@ -147,7 +149,7 @@ def one_row(torch, lib, n, batch, prec, args):
     A0 = torch.rand(batch, n, n, device="cuda", dtype=dt, generator=g) * 2 - 1
     B0 = torch.rand(batch, n, 1, device="cuda", dtype=dt, generator=g) * 2 - 1
     A, B = torch.empty_like(A0), torch.empty_like(B0)
-    ipiv = torch.empty(batch, n, device="cuda", dtype=torch.int32)
+    ipiv = None  # not asked for, as the planner calls it
     info = torch.empty(batch, device="cuda", dtype=torch.int32)
 
     def restore():

@@ -892,7 +892,12 @@ typedef enum ls_layout { LS_COL_MAJOR = 0, LS_ROW_MAJOR = 1 } ls_layout;
  * @param[in]     layout  LS_COL_MAJOR or LS_ROW_MAJOR (see above)
  * @param[in]     n,nrhs  order and right-hand sides (>= 0), the same for all
  * @param[in,out] A       batch matrices strideA elements apart: the factors
- * @param[out]    ipiv    n pivots per system, or NULL: not stored (gesv only)
+ * @param[out]    ipiv    n pivots per system, or NULL: not stored (gesv only;
+ *                        a row-major stack's A is then scratch, as the GPU
+ *                        may factor the bytes as they lie, A^T, and solve
+ *                        with op = T, which spares it two transposes; a
+ *                        singular system's info is still nonzero but may name
+ *                        another column)
  * @param[in,out] B       batch blocks strideB elements apart: X on exit
  * @param[out]    info    batch entries
  * @return 0; -i; LS_EUNSUPPORTED / LS_EDEVMEM / LS_EDEVICE / LS_ENOMEM

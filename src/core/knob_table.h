@@ -35,6 +35,10 @@
       "auto|thread|warp|rows|smem|blocked|cublas",                                              \
       "factor kernel of the batched LU; a path that cannot take the order falls back to auto's " \
       "choice; for measurements")                                                               \
+    X(CUDA_BATCHED_TRANSPOSED, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|on|off",            \
+      "a row-major gesv stack without pivots asked for, factored as it lies (A^T's LU, then "   \
+      "a transposed solve): auto where the factor kernel would not solve in its own pass, on "   \
+      "always, off never; for measurements")                                                    \
     X(CUDA_GENP_TRSM, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "trsm|inverse",                    \
       "off-diagonal blocks of the LU without interchanges (mixed precision, rbt): cuBLAS trsm, " \
       "or products with the inverted diagonal triangles (a trial)")                             \
@@ -54,9 +58,9 @@
     X(CUDA_LU_LEAF, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|sm|push|cluster|coop|column",  \
       "panel leaf of the recursive LU: auto picks by shape, the others force one where it can " \
       "run (cluster also lifts its 1024-row limit); for measuring")                             \
-    X(CUDA_LU_MOVES_PAR, BOOL, TUNING, ONCE, "cuda", 0, 0, 1, "",                               \
+    X(CUDA_LU_MOVES_PAR, BOOL, TUNING, ONCE, "cuda", 1, 0, 1, "",                               \
       "1: the look-ahead LU turns each panel's swaps into row moves with a thread per swap; "   \
-      "0: one thread walks them in order (the default until the first is timed on a GPU)")      \
+      "0: one thread walks them in order (2-5 % slower from n = 1536 on an H100)")              \
     X(CUDA_LU_NB, INT, TUNING, ONCE, "cuda", 0, 32, 2048, "",                                   \
       "panel width of the look-ahead LU; 0 or unset: 256, 512 from n = 4096, 1024 from "         \
       "n = 8192")                                                                               \

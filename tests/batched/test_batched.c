@@ -11,6 +11,9 @@
  *   --singular  a stack mixing singular, zero, ill-conditioned and plain
  *               systems: each singular one flagged at LAPACK's column with
  *               its B kept, its neighbours solved
+ *   --no-pivots gesv with ipiv NULL (as the planner calls it), singular
+ *               systems interleaved: a row-major stack may then be factored
+ *               as A^T, so info need only be nonzero where LAPACK's is
  *   --args      -i numbering, batch = 0, the _gpu routines' refusals
  *   --device    (cuda) the _gpu routines on device memory, same checks
  *   --max-n N   only the orders up to N (for a kernel forced on small n)
@@ -42,6 +45,7 @@ typedef struct stack {
     void *A, *B;     /* as passed: working precision, in layout */
     int *ipiv, *info;
     int skip_pivots; /* Hilbert's near-ties may round either way */
+    int no_pivots;   /* gesv with ipiv NULL: info checked for nonzero only */
 } stack;
 
 static uint64_t rnd_u64(uint64_t *s)
@@ -149,6 +153,8 @@ static int dev_roundtrip(stack *s, int op, char trans)
     st = st ? st : ls_device_copy(g_ctx, dA, s->A, na * es);
     st = st ? st : ls_device_copy(g_ctx, dB, s->B, nb * es);
     st = st ? st : ls_device_copy(g_ctx, dp, s->ipiv, (size_t)s->batch * s->n * sizeof(int));
+    if (s->no_pivots)
+        ls_device_free(g_ctx, dp), dp = NULL;
     int n = s->n, nrhs = s->nrhs, rm = s->layout == LS_ROW_MAJOR;
     int ldb = rm ? (nrhs > 1 ? nrhs : 1) : (n > 1 ? n : 1), lda = n > 1 ? n : 1;
     long long sA = (long long)n * n, sB = (long long)n * nrhs;
@@ -171,7 +177,8 @@ static int dev_roundtrip(stack *s, int op, char trans)
     st = st ? st : ls_device_synchronize(g_ctx);
     st = st ? st : ls_device_copy(g_ctx, s->A, dA, na * es);
     st = st ? st : ls_device_copy(g_ctx, s->B, dB, nb * es);
-    st = st ? st : ls_device_copy(g_ctx, s->ipiv, dp, (size_t)s->batch * s->n * sizeof(int));
+    if (dp)
+        st = st ? st : ls_device_copy(g_ctx, s->ipiv, dp, (size_t)s->batch * s->n * sizeof(int));
     st = st ? st : ls_device_copy(g_ctx, s->info, di, (size_t)s->batch * sizeof(int));
     ls_device_free(g_ctx, dA), ls_device_free(g_ctx, dB), ls_device_free(g_ctx, dp);
     ls_device_free(g_ctx, di);
@@ -185,11 +192,11 @@ static int run_op(stack *s, int op, char trans)
     int n = s->n, nrhs = s->nrhs, rm = s->layout == LS_ROW_MAJOR;
     int ldb = rm ? (nrhs > 1 ? nrhs : 1) : (n > 1 ? n : 1), lda = n > 1 ? n : 1;
     long long sA = (long long)n * n, sB = (long long)n * nrhs;
-    int dbl = s->prec == LS_DOUBLE;
+    int dbl = s->prec == LS_DOUBLE, *piv = s->no_pivots ? NULL : s->ipiv;
     if (op == OP_GESV)
-        return dbl ? ls_dgesv_batched(s->layout, n, nrhs, s->A, lda, sA, s->ipiv, s->B, ldb, sB,
+        return dbl ? ls_dgesv_batched(s->layout, n, nrhs, s->A, lda, sA, piv, s->B, ldb, sB,
                                       s->info, s->batch, g_ctx)
-                   : ls_sgesv_batched(s->layout, n, nrhs, s->A, lda, sA, s->ipiv, s->B, ldb, sB,
+                   : ls_sgesv_batched(s->layout, n, nrhs, s->A, lda, sA, piv, s->B, ldb, sB,
                                       s->info, s->batch, g_ctx);
     if (op == OP_GETRF)
         return dbl ? ls_dgetrf_batched(s->layout, n, s->A, lda, sA, s->ipiv, s->info, s->batch,
@@ -271,11 +278,13 @@ static int check_stack(const stack *s, const char *what, int st, char trans, int
     int *ref = lt_xmalloc(sizeof(int) * (n + 1));
     for (int b = 0; st == 0 && b < s->batch; b++) {
         int info = ref_getrf(s, b, ref);
-        if (s->info[b] != (want_solved == 2 ? 0 : info)) {
+        int want = want_solved == 2 ? 0 : info;
+        if (s->no_pivots ? (s->info[b] > 0) != (want > 0) || s->info[b] < 0 : s->info[b] != want) {
             if (bad_info++ < 3)
                 printf("  system %d: info %d, LAPACK %d\n", b, s->info[b], info);
         }
         if (s->prec == LS_DOUBLE && want_solved != 2 && info == 0 && !s->skip_pivots &&
+            !s->no_pivots &&
             memcmp(ref, s->ipiv + (size_t)b * n, sizeof(int) * n) != 0)
             bad_piv++;
         if (!want_solved)
@@ -420,6 +429,34 @@ static int singular(void)
     return fails;
 }
 
+/* gesv without pivots asked for, nrhs 1 (solved in the factor kernel's
+ * pass where it can) and 9 (a separate solve everywhere), a zero column in
+ * every third system: each solved or flagged, in both layouts. */
+static int no_pivots(void)
+{
+    static const int orders[] = {5, 8, 33, 64, 65, 128, 129, 300};
+    int fails = 0;
+    uint64_t seed = 777;
+    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)
+        for (int nrhs = 1; nrhs <= 9; nrhs += 8)
+            for (int p = 0; p < 2; p++)
+                for (int l = 0; l < 2; l++) {
+                    int n = orders[ni], batch = n > 100 ? 6 : 30;
+                    stack s;
+                    stack_make(&s, n, nrhs, batch, p ? LS_SINGLE : LS_DOUBLE,
+                               l ? LS_ROW_MAJOR : LS_COL_MAJOR, seed++);
+                    s.no_pivots = 1;
+                    for (int b = 1; b < batch; b += 3)
+                        for (int i = 0; i < n; i++)
+                            s.A0[(size_t)b * n * n + i + (size_t)(b % n) * n] = 0;
+                    stack_store(&s);
+                    int st = run_op(&s, OP_GESV, 'N');
+                    fails += check_stack(&s, "gesv nopiv", st, 'N', 1);
+                    stack_free(&s);
+                }
+    return fails;
+}
+
 static int args(void)
 {
     int fails = 0, info[4] = {-7, -7, -7, -7}, ipiv[8];
@@ -470,7 +507,7 @@ static int args(void)
 
 int main(int argc, char **argv)
 {
-    int do_sweep = 0, do_factor = 0, do_sing = 0, do_args = 0;
+    int do_sweep = 0, do_factor = 0, do_sing = 0, do_args = 0, do_nopiv = 0;
     ls_backend_kind kind = LS_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
@@ -481,6 +518,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--factor")) do_factor = 1;
         else if (!strcmp(argv[i], "--singular")) do_sing = 1;
         else if (!strcmp(argv[i], "--args")) do_args = 1;
+        else if (!strcmp(argv[i], "--no-pivots")) do_nopiv = 1;
         else if (!strcmp(argv[i], "--device")) g_device = 1;
         else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) g_max_n = atoi(argv[++i]);
         else {
@@ -509,6 +547,7 @@ int main(int argc, char **argv)
     if (do_sweep) fails += sweep();
     if (do_factor) fails += factor_then_solve();
     if (do_sing) fails += singular();
+    if (do_nopiv) fails += no_pivots();
     ls_context_destroy(g_ctx);
     printf("%d failure(s)\n", fails);
     return fails > 76 ? 76 : fails;

@@ -73,6 +73,23 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
     int in_pass = (thread && fused <= LSK_BTHREAD_MAXRHS) || (warp && fused <= LSK_BWARP_MAXRHS) ||
                   (rows && fused <= LSK_BROWS_MAXRHS) ||
                   (smem && FN(lsk_bsmem_bytes)(n, fused) <= optin);
+    /* A row-major stack whose factors the caller does not keep (gesv, no
+     * ipiv) is factored as it lies, column-major: A^T = P L U, and A X = B
+     * becomes U^T L^T P^T X = B, a transposed solve on the same factors (as
+     * torch.linalg.solve does). It spares the blocked and cuBLAS paths the
+     * two in-place transposes of the stack, and the others strided loads;
+     * it costs the in-pass solve, so auto takes it only where the factor
+     * kernel would not solve in its own pass. info is then that of A^T's
+     * LU: nonzero for the same singular systems, maybe at another column. */
+    ls_batched_job jt = *j;
+    int transposed = fused > 0 && !j->ipiv && j->a_cs == 1 && j->a_rs != 1 &&
+                     !ls_knob_is(LS_KNOB_CUDA_BATCHED_TRANSPOSED, "off") &&
+                     (!in_pass || ls_knob_is(LS_KNOB_CUDA_BATCHED_TRANSPOSED, "on"));
+    if (transposed) {
+        jt.a_rs = 1, jt.a_cs = j->a_rs;
+        in_pass = 0;
+    }
+    j = &jt;
     int later = fused > 0 && !in_pass; /* a separate getrs after the factorization */
     if (later && j->nrhs > 65535)
         return LSC_FAIL(err, errlen, LS_ELIMIT, "batched gesv: nrhs %d > 65535 at n = %d",
@@ -99,7 +116,7 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
     else
         LSC_TRY(FN(getrf_cublas)(c, &s, err, errlen));
     if (later)
-        LSC_CUDA(FN(lsk_bgetrs)('N', &s, j->nrhs, info, c->stream));
+        LSC_CUDA(FN(lsk_bgetrs)(transposed ? 'T' : 'N', &s, j->nrhs, info, c->stream));
 done:
     lsc_tmp_free(c, piv_tmp);
     return st;
