@@ -94,6 +94,10 @@
     X(CUDA_MIXED_TF32_MIN_N, INT, TUNING, ONCE, "cuda", 0, 0, 2147483646LL, "",                 \
       "order from which mixed precision's auto factor takes TF32; 0, the default: never (FP32 " \
       "factors need far fewer refinement steps)")                                               \
+    X(CUDA_ROW_MOVES, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "regs|smem",                       \
+      "in-place row moves of the look-ahead LU and the distributed engine: a block keeps its "  \
+      "moves in registers over many columns, or a column per warp or block through shared "    \
+      "memory (the earlier kernels); for measuring")                                            \
     X(CUDA_STAGE, BOOL, TUNING, ONCE, "cuda", 1, 0, 1, "",                                      \
       "copies between pageable host memory and the device go through two pinned buffers; 0 "   \
       "copies directly")                                                                        \

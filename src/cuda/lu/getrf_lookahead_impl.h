@@ -125,6 +125,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
     /* LS_CUDA_LU_LASWP=serial: LAPACK's swap-by-swap order (for measuring) */
     const int gather = nb <= LSK_SWAPS_MAX && !ls_knob_is(LS_KNOB_CUDA_LU_LASWP, "serial");
     const int moves_par = ls_knob_int(LS_KNOB_CUDA_LU_MOVES_PAR) != 0;
+    const int regs = !ls_knob_is(LS_KNOB_CUDA_ROW_MOVES, "smem");
     /* the panel stream starts after whatever the caller queued */
     LSC_CUDA(cudaEventRecord(la->fork, c->stream));
     LSC_CUDA(cudaStreamWaitEvent(la->panel, la->fork, 0));
@@ -140,7 +141,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
          * swap-by-swap laswp of both sides took ~10 % of the factorization) */
         if (gather) {
             LSC_CUDA(lsk_swaps_to_moves(j0, j1, d_ipiv, la->moves, moves_par, c->stream));
-            LSC_CUDA(FN(lsk_moves_apply)(j1, w1, 0, 0, dA, lda, w, la->moves, c->stream));
+            LSC_CUDA(FN(lsk_moves_apply)(j1, w1, 0, 0, dA, lda, w, la->moves, regs, c->stream));
         } else {
             LSC_CUDA(FN(lsk_laswp)(j0, FN(la_at)(&r, 0, 0), lda, j0, j1, d_ipiv, c->stream));
             LSC_CUDA(FN(lsk_laswp)(n - j1, FN(la_at)(&r, 0, j1), lda, j0, j1, d_ipiv, c->stream));
@@ -153,7 +154,7 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
         }
         if (gather) /* L to the left, the trailing columns right of the next panel */
             LSC_CUDA(FN(lsk_moves_apply)(0, j0, j1 + w1, n - j1 - w1, dA, lda, w, la->moves,
-                                         c->stream));
+                                         regs, c->stream));
         /* the rest of the trailing matrix, beside the next panel's factorization */
         LSC_TRY(FN(la_update)(&r, j0, w, j1 + w1, n - j1 - w1));
     }

@@ -2,6 +2,7 @@
  * factored at (j0, j0) returns panel-relative pivots and its own info.
  * Defines: lsk_moves_apply_d, lsk_moves_apply_s */
 #include "cuda/common/k_common.cuh"
+#include "cuda/common/k_row_moves.cuh"
 #include "cuda/lu/k_lu.h"
 #include "cuda/lu/swaps_moves.h"
 
@@ -119,8 +120,18 @@ __global__ void __launch_bounds__(LSK_SWAPS_THREADS)
         moves[0] = count;
 }
 
-/* Columns [c0, c0 + n0) and [c1, c1 + n1): a warp per column reads every
- * moved row into shared memory, then writes them where they go. */
+/* Columns [c0, c0 + n0) and [c1, c1 + n1): a block keeps the moves in
+ * registers and moves two columns a step (k_row_moves.cuh says why). */
+template <typename T>
+__global__ void __launch_bounds__(LSK_RMOVES_THREADS)
+    lsk_moves_regs_kernel(int c0, int n0, int c1, int n1, T *A, long long lda, const int *moves)
+{
+    lsk_row_moves_block<T>(A, lda, c0, n0, c1, (long long)n0 + n1, moves[0], moves + 1,
+                           moves + 2, 2);
+}
+
+/* The same with a warp per column reading every moved row into shared
+ * memory, then writing them where they go (LS_CUDA_ROW_MOVES=smem). */
 template <typename T>
 __global__ void lsk_moves_apply_kernel(int c0, int n0, int c1, int n1, T *A, long long lda,
                                        int nsw, const int *moves)
@@ -202,13 +213,18 @@ extern "C" cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int
 
 template <typename T>
 static cudaError_t moves_apply(int c0, int n0, int c1, int n1, T *dA, int lda, int nsw,
-                               const int *d_moves, cudaStream_t s)
+                               const int *d_moves, int regs, cudaStream_t s)
 {
     size_t es = sizeof(T), per_warp = es * 2 * (size_t)nsw;
     if (n0 < 0 || n1 < 0 || nsw < 1 || nsw > LSK_SWAPS_MAX)
         return cudaErrorInvalidValue;
     if (n0 + n1 == 0)
         return cudaSuccess;
+    if (regs) {
+        lsk_moves_regs_kernel<T><<<lsk_row_moves_blocks((long long)n0 + n1), LSK_RMOVES_THREADS,
+                                   0, s>>>(c0, n0, c1, n1, dA, (long long)lda, d_moves);
+        return cudaGetLastError();
+    }
     /* up to 8 columns a block within the default 48 KB of shared memory */
     int warps = (int)(49152 / per_warp);
     warps = warps < 1 ? 1 : warps > 8 ? 8 : warps;
@@ -218,4 +234,4 @@ static cudaError_t moves_apply(int c0, int n0, int c1, int n1, T *dA, int lda, i
                                                                 nsw, d_moves);
     return cudaGetLastError();
 }
-LSK_DEFINE(LSK_MOVES_APPLY_SIG, moves_apply, (c0, n0, c1, n1, dA, lda, nsw, d_moves, s))
+LSK_DEFINE(LSK_MOVES_APPLY_SIG, moves_apply, (c0, n0, c1, n1, dA, lda, nsw, d_moves, regs, s))

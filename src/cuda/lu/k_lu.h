@@ -140,10 +140,12 @@ cudaError_t lsk_pivots_shift64(int w, int j0, const long long *d_p64, int *d_ipi
 #define LSK_SWAPS_MAX 1024
 cudaError_t lsk_swaps_to_moves(int k0, int k1, const int *d_ipiv, int *d_moves, int parallel,
                                cudaStream_t s);
-/* Those moves on columns [c0, c0 + n0) and [c1, c1 + n1); nsw = k1 - k0. */
+/* Those moves on columns [c0, c0 + n0) and [c1, c1 + n1); nsw = k1 - k0.
+ * regs: the block-wide kernel of k_row_moves.cuh, else a warp per column
+ * (LS_CUDA_ROW_MOVES). */
 #define LSK_MOVES_APPLY_SIG(T, S)                                                         \
     cudaError_t lsk_moves_apply_##S(int c0, int n0, int c1, int n1, T *dA, int lda, int nsw, \
-                                    const int *d_moves, cudaStream_t s)
+                                    const int *d_moves, int regs, cudaStream_t s)
 LSK_DECLARE(LSK_MOVES_APPLY_SIG); /* lsk_moves_apply_d, lsk_moves_apply_s */
 /* dst(i, c) = src(perm[i], c): a row permutation of an n x nrhs block. */
 #define LSK_PERMUTE_ROWS_SIG(T, S)                                                         \

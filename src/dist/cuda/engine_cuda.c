@@ -204,7 +204,7 @@ static int x_move_rows(void *ctx, ls_precision p, void *X, int ldx, int nranges,
     PF_BEGIN(c, K_ROWS);
     ec_cu_ok(c,
              (cudaError_t)ls_dist_k_move(p == LS_DOUBLE, X, ldx, nranges, c0, nc, nrows, c->drows,
-                                         c->drows + nrows, c->sms, c->cur),
+                                         c->drows + nrows, c->sms, c->row_moves_regs, c->cur),
              "k_move");
     PF_END(c);
     return 0;
@@ -377,6 +377,7 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     c->cur = c->s;
     c->panel_cusolver = ls_knob_is(LS_KNOB_DIST_CUDA_PANEL, "cusolver");
     c->trsm_block = (int)ls_knob_int(LS_KNOB_DIST_CUDA_TRSM_BLOCK);
+    c->row_moves_regs = !ls_knob_is(LS_KNOB_CUDA_ROW_MOVES, "smem");
     if (c->panel_cusolver && !c->status && cusolverDnCreate(&c->sh) != CUSOLVER_STATUS_SUCCESS)
         ec_fail(c, LS_EDEVICE, "cusolverDnCreate on cuda:%d failed", device);
     if (ls_knob_int(LS_KNOB_DIST_CUDA_PROFILE))

@@ -51,6 +51,7 @@ typedef struct ce {
      * liblinsolve's device LU (the default) */
     int panel_cusolver;
     int trsm_block;     /* LS_DIST_CUDA_TRSM_BLOCK: L11^-1 A12 in diagonal blocks this wide */
+    int row_moves_regs; /* LS_CUDA_ROW_MOVES: in-place row moves by k_row_moves.cuh's kernel */
     cusolverDnHandle_t sh;
     void *pws;
     size_t pws_bytes;

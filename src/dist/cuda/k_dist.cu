@@ -6,6 +6,7 @@
  */
 #include <cuda_runtime.h>
 
+#include "cuda/common/k_row_moves.cuh"
 #include "k_dist.h"
 
 /* buf[i * width + c] <-> X(rows[i], col(c)), col(c) over up to two column
@@ -80,6 +81,16 @@ __global__ void k_move(T *X, long long ldx, int c00, int nc0, int c01, int width
     }
 }
 
+/* The same for up to LSK_RMOVES_MAX rows, a block moving many columns with
+ * the indices in registers (k_row_moves.cuh). */
+template <typename T>
+__global__ void __launch_bounds__(LSK_RMOVES_THREADS)
+    k_move_regs(T *X, long long ldx, int c00, int nc0, int c01, int width, int nrows,
+                const int *dst, const int *src)
+{
+    lsk_row_moves_block<T>(X, ldx, c00, nc0, c01, width, nrows, dst, src, 1);
+}
+
 template <typename T>
 __global__ void k_div(int n, T pivot, T *x)
 {
@@ -110,7 +121,7 @@ extern "C" int ls_dist_k_rows(int dbl, void *X, long long ldx, int nranges, cons
 
 extern "C" int ls_dist_k_move(int dbl, void *X, long long ldx, int nranges, const int *c0,
                               const int *nc, int nrows, const int *ddst, const int *dsrc,
-                              int sms, cudaStream_t s)
+                              int sms, int regs, cudaStream_t s)
 {
     const int nc0 = nc[0], nc1 = nranges > 1 ? nc[1] : 0, width = nc0 + nc1;
     const size_t smem = (size_t)nrows * (dbl ? sizeof(double) : sizeof(float));
@@ -118,8 +129,18 @@ extern "C" int ls_dist_k_move(int dbl, void *X, long long ldx, int nranges, cons
         return 0;
     if (smem > LS_DIST_K_MOVE_SMEM)
         return (int)cudaErrorInvalidValue;
-    const int blocks = width < 8 * sms ? width : 8 * sms; /* a column each, looping */
     const int c01 = nranges > 1 ? c0[1] : 0;
+    if (regs && nrows <= LSK_RMOVES_MAX) {
+        const unsigned g = lsk_row_moves_blocks(width);
+        if (dbl)
+            k_move_regs<double><<<g, LSK_RMOVES_THREADS, 0, s>>>((double *)X, ldx, c0[0], nc0,
+                                                                 c01, width, nrows, ddst, dsrc);
+        else
+            k_move_regs<float><<<g, LSK_RMOVES_THREADS, 0, s>>>((float *)X, ldx, c0[0], nc0, c01,
+                                                                width, nrows, ddst, dsrc);
+        return (int)cudaGetLastError();
+    }
+    const int blocks = width < 8 * sms ? width : 8 * sms; /* a column each, looping */
     if (dbl)
         k_move<double><<<blocks, 256, smem, s>>>((double *)X, ldx, c0[0], nc0, c01, width, nrows,
                                                  ddst, dsrc);
