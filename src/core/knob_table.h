@@ -39,6 +39,9 @@
       "a row-major gesv stack without pivots asked for, factored as it lies (A^T's LU, then "   \
       "a transposed solve): auto where the factor kernel would not solve in its own pass, on "   \
       "always, off never; for measurements")                                                    \
+    X(CUDA_GENP_LOOKAHEAD, BOOL, TUNING, ONCE, "cuda", 1, 0, 1, "",                             \
+      "1: the LU without interchanges (mixed precision, rbt) factors step k+1's panel on a "    \
+      "second stream beside step k's trailing GEMM; 0: one stream, panel then GEMM")            \
     X(CUDA_GENP_TRSM, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "trsm|inverse",                    \
       "off-diagonal blocks of the LU without interchanges (mixed precision, rbt): cuBLAS trsm, " \
       "or products with the inverted diagonal triangles (a trial)")                             \

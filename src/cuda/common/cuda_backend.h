@@ -235,6 +235,11 @@ int lsc_stage_d2h(ls_cuda_ctx *c, void *dst, size_t ldd, const void *src, size_t
 void lsc_stage_free(ls_cuda_ctx *c);
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
+/* The look-ahead LU's panel stream (high priority) and the cuBLAS handle
+ * bound to it, opened on first use; the no-pivoting LU's look-ahead
+ * (mixed/genp_impl.h) factors its panels there too. */
+int lsc_lookahead_side(ls_cuda_ctx *c, cudaStream_t *stream, cublasHandle_t *blas, char *err,
+                       size_t errlen);
 /* The backend's getrf slot: host arrays. */
 /* The backend's gesv slot: host arrays, one upload of A and B (getrs.c). */
 int lsc_gesv_host(void *bctx, ls_precision p, int n, int nrhs, void *A, int lda, int *ipiv,

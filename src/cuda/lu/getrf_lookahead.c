@@ -100,6 +100,17 @@ done:
     return st;
 }
 
+int lsc_lookahead_side(ls_cuda_ctx *c, cudaStream_t *stream, cublasHandle_t *blas, char *err,
+                       size_t errlen)
+{
+    int st = la_open(c, err, errlen);
+    if (!st) {
+        *stream = c->la->panel;
+        *blas = c->la->blas;
+    }
+    return st;
+}
+
 /* Panel width: wide enough that the GEMM runs near its peak, narrow enough
  * that the first panel (which nothing hides) stays short. */
 int lsc_lookahead_nb(int n)
