@@ -2,7 +2,9 @@
  * blocks in LSK_GENP_MAX-wide pieces, each factored in one CUDA block
  * (k_rbt.cu), cuBLAS trsm and gemm for everything else. No pivot search,
  * so no chain of per-column reductions over the tall panel: the time is
- * the GEMMs' and the diagonal pieces'. Used on the butterfly-transformed
+ * the GEMMs' and the diagonal pieces', and step k+1's panel runs on a
+ * second stream beside step k's trailing GEMM (LS_CUDA_GENP_LOOKAHEAD).
+ * Used on the butterfly-transformed
  * matrix of the mixed solver (LS_PIVOT_RBT), where interchanges are not
  * needed with high probability and refinement catches the rest. */
 #include <stdlib.h>
