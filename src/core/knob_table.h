@@ -45,6 +45,9 @@
     X(CUDA_GENP_TRSM, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "trsm|inverse",                    \
       "off-diagonal blocks of the LU without interchanges (mixed precision, rbt): cuBLAS trsm, " \
       "or products with the inverted diagonal triangles (a trial)")                             \
+    X(CUDA_GENP_TRSM_BLOCK, INT, TUNING, ONCE, "cuda", 0, 0, 4096, "",                          \
+      "the LU without interchanges' L21 and U12 in diagonal blocks this wide, each followed "   \
+      "by a GEMM; 0: one cuBLAS trsm each; for measuring")                                      \
     X(CUDA_GRAPH, BOOL, TUNING, ONCE, "cuda", 1, 0, 1, "",                                      \
       "capture a getrf repeated on the same pointers as a CUDA graph and replay it; 0 launches " \
       "every kernel each time")                                                                 \
@@ -87,6 +90,9 @@
     X(CUDA_LU_SMW, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                           \
       "widest leaf of the one-SM LU leaf; 0, unset or at least LSK_SM_MAXW (32): 32; for "      \
       "measuring the leaf width against the recursion's calls")                                 \
+    X(CUDA_LU_TRSM_BLOCK, INT, TUNING, ONCE, "cuda", 0, 0, 4096, "",                            \
+      "the look-ahead LU's U12 = L11^-1 A12 in diagonal blocks this wide, each followed by a "  \
+      "GEMM; 0: one cuBLAS trsm; for measuring")                                                \
     X(CUDA_MIXED_NB, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                         \
       "panel width of the mixed-precision factorizations; 0 or unset: by n (FP64 without "      \
       "interchanges 256 / 512 / 1024 from n = 8192 / 24576; low precision 256, 512 from 8192)")  \

@@ -233,6 +233,15 @@ int lsc_stage_h2d(ls_cuda_ctx *c, void *dst, size_t ldd, const void *src, size_t
 int lsc_stage_d2h(ls_cuda_ctx *c, void *dst, size_t ldd, const void *src, size_t lds,
                   size_t width, size_t cols, char *err, size_t errlen);
 void lsc_stage_free(ls_cuda_ctx *c);
+/* A blocked LU's triangular solve on handle h: side 'L', B (m x n) =
+ * T^-1 B with T m x m unit lower; side 'R', B = B T^-1 with T n x n upper
+ * (non-unit). tb > 0 and below the triangle's order: in diagonal blocks of
+ * tb, each followed by a GEMM update of the rest; else one cuBLAS trsm
+ * (trsm_blocked.c). */
+int lsc_trsm_lu_d(cublasHandle_t h, char side, int m, int n, const double *T, int ldt, double *B,
+                  int ldb, int tb, char *err, size_t errlen);
+int lsc_trsm_lu_s(cublasHandle_t h, char side, int m, int n, const float *T, int ldt, float *B,
+                  int ldb, int tb, char *err, size_t errlen);
 /* Releases the look-ahead state (backend destroy). */
 void lsc_lookahead_free(ls_cuda_ctx *c);
 /* The look-ahead LU's panel stream (high priority) and the cuBLAS handle

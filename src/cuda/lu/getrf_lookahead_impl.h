@@ -9,6 +9,7 @@ typedef struct FN(la_run) {
     int *ipiv, *info;
     char *err;
     size_t errlen;
+    int trsm_block; /* LS_CUDA_LU_TRSM_BLOCK: U12 in diagonal blocks this wide (0: one trsm) */
 } FN(la_run);
 
 static REAL *FN(la_at)(const FN(la_run) *r, int i, int j)
@@ -54,9 +55,8 @@ static int FN(la_update)(const FN(la_run) *r, int j0, int w, int c0, int nc)
     if (nc <= 0)
         return 0;
     const REAL one = 1, minus = -1;
-    LSC_BLAS(LSC_T(cublas, trsm)(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                 CUBLAS_DIAG_UNIT, w, nc, &one, FN(la_at)(r, j0, j0), r->lda,
-                                 FN(la_at)(r, j0, c0), r->lda));
+    LSC_TRY(FN(lsc_trsm_lu)(h, 'L', w, nc, FN(la_at)(r, j0, j0), r->lda, FN(la_at)(r, j0, c0),
+                            r->lda, r->trsm_block, err, errlen));
     if (below > 0)
         LSC_BLAS(LSC_T(cublas, gemm)(h, CUBLAS_OP_N, CUBLAS_OP_N, below, nc, w, &minus,
                                      FN(la_at)(r, j0 + w, j0), r->lda, FN(la_at)(r, j0, c0),
@@ -71,7 +71,8 @@ int FN(lsc_getrf_lookahead)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int
     int st = 0, kmin = m < n ? m : n, nb = lsc_lookahead_nb(kmin), lwork = 0;
     LSC_TRY(la_open(c, err, errlen));
     struct lsc_lookahead *la = c->la;
-    FN(la_run) r = {c, la, m, n, lda, dA, d_ipiv, d_info, err, errlen};
+    FN(la_run) r = {c,      la,  m,      n, lda, dA, d_ipiv, d_info,
+                    err,    errlen, (int)ls_knob_int(LS_KNOB_CUDA_LU_TRSM_BLOCK)};
     if (nb > kmin)
         nb = kmin;
     /* LS_CUDA_LU_PANEL=xgetrf0|xgetrf1: cuSOLVER's 64-bit getrf and its

@@ -45,17 +45,15 @@ static int FN(gp_panel)(cublasHandle_t h, cudaStream_t s, REAL *A, int lda, int 
                         int jb, int *d_info, char *err, size_t errlen)
 {
     int st = 0, right = n - j0 - jb;
-    const REAL one = 1;
+    const int tb = (int)ls_knob_int(LS_KNOB_CUDA_GENP_TRSM_BLOCK);
     REAL *A11 = FN(gp_at)(A, lda, j0, j0);
     LSC_TRY(FN(gp_diag_on)(h, s, A, lda, j0, jb, d_info, err, errlen));
     if (right <= 0)
         return 0;
-    LSC_BLAS(LSC_T(cublas, trsm)(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                 CUBLAS_DIAG_NON_UNIT, right, jb, &one, A11, lda,
-                                 FN(gp_at)(A, lda, j0 + jb, j0), lda));
-    LSC_BLAS(LSC_T(cublas, trsm)(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                 CUBLAS_DIAG_UNIT, jb, right, &one, A11, lda,
-                                 FN(gp_at)(A, lda, j0, j0 + jb), lda));
+    LSC_TRY(FN(lsc_trsm_lu)(h, 'R', right, jb, A11, lda, FN(gp_at)(A, lda, j0 + jb, j0), lda, tb,
+                            err, errlen));
+    LSC_TRY(FN(lsc_trsm_lu)(h, 'L', jb, right, A11, lda, FN(gp_at)(A, lda, j0, j0 + jb), lda, tb,
+                            err, errlen));
 done:
     return st;
 }
