@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(LSK_SWAPS_THREADS)
 
 /* Columns [c0, c0 + n0) and [c1, c1 + n1): a block keeps the moves in
  * registers and moves two columns a step (k_row_moves.cuh says why). */
+static_assert(2 * LSK_SWAPS_MAX <= LSK_RMOVES_MAX, "a panel's moves must fit one block's registers");
 template <typename T>
 __global__ void __launch_bounds__(LSK_RMOVES_THREADS)
     lsk_moves_regs_kernel(int c0, int n0, int c1, int n1, T *A, long long lda, const int *moves)
