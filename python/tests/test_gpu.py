@@ -210,6 +210,29 @@ def test_torch_stack_singular_with_checks_off():
     assert e.value.index == (618,) and e.value.column == 2
 
 
+@pytest.mark.parametrize("dtype,n", [("float64", 130), ("float32", 260)])
+def test_torch_c_order_stack_needs_pivots(dtype, n):
+    """A C-order stack of the order the GPU factors as it lies (A^T's LU and
+    a transposed solve, where the factor kernel would not solve in its own
+    pass): random matrices that need interchanges, answers as torch's and
+    the caller's A untouched; a singular system found, with its index."""
+    torch = _torch()
+    dt = getattr(torch, dtype)
+    g = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.rand((5, n, n), device="cuda", dtype=dt, generator=g) * 2 - 1
+    b = torch.rand((5, n, 3), device="cuda", dtype=dt, generator=g)
+    keep = a.clone()
+    x, rep = linsolve.solve_ex(a, b)
+    assert torch.equal(a, keep) and x.shape == (5, n, 3) and rep.residual <= 30
+    r = torch.linalg.matrix_norm(b - a @ x, ord=float("inf"))
+    scale = n * torch.linalg.matrix_norm(a, ord=float("inf")) * x.abs().amax(dim=(1, 2))
+    assert bool((r / (scale * torch.finfo(dt).eps) <= 30).all())
+    a[3, :, n // 3] = 0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        linsolve.solve(a, b, check=False, check_finite=False)
+    assert e.value.index == (3,) and 0 <= e.value.column < n
+
+
 def test_cupy_single_queued_singular():
     cupy = _cupy()
     a = cupy.eye(9)
