@@ -71,7 +71,8 @@
       "panel width of the look-ahead LU; 0 or unset: 256, 512 from n = 4096, 1024 from "         \
       "n = 8192")                                                                               \
     X(CUDA_LU_PANEL, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|ours|xgetrf0|xgetrf1",        \
-      "panel of the look-ahead LU: cuSOLVER's getrf, our one-SM leaf where it fits, or "        \
+      "panel of the look-ahead LU: cuSOLVER's getrf, our recursive panel (one-SM leaves where "  \
+      "they fit, cooperative ones above), or "                                                  \
       "cuSOLVER's 64-bit Xgetrf with ALG_0 / ALG_1; for measuring")                             \
     X(CUDA_LU_SMALL_BLOCKS, POW2, TUNING, ONCE, "cuda", 0, 1, 16, "",                           \
       "fixes the small-n LU's cluster size, for measurements and tests only (a size the device " \

@@ -201,7 +201,7 @@ const char *FN(lsc_lu_leaf_kind)(ls_cuda_ctx *c, int n)
                              : "one launch of one thread-block cluster, the matrix in place (L2)";
     if (use_lookahead(c, n))
         return FN(lsc_lookahead_panel_ours)(c, n)
-                   ? "look-ahead: recursive one-SM-leaf panel on a second stream beside the trailing update"
+                   ? "look-ahead: recursive panel (one-SM and cooperative leaves) on a second stream beside the trailing update"
                    : "look-ahead: cuSOLVER panel on a second stream beside the trailing update";
     if (FN(use_sm)(c, n))
         return "recursive, one-SM leaf";
@@ -340,9 +340,12 @@ done:
 
 int FN(lsc_lookahead_panel_ours)(ls_cuda_ctx *c, int m)
 {
-    /* H100: cuSOLVER's panel wins inside the look-ahead (ours: 26.3 vs 20.4
-     * ms at n = 4096 FP64); LS_CUDA_LU_PANEL=ours for measuring */
-    return ls_knob_is(LS_KNOB_CUDA_LU_PANEL, "ours") && FN(use_sm)(c, m);
+    /* H100: cuSOLVER's panel wins inside the look-ahead (ours, v1 one-SM
+     * leaf: 26.3 vs 20.4 ms at n = 4096 FP64); LS_CUDA_LU_PANEL=ours for
+     * measuring, with cooperative leaves where the rows outgrow one SM
+     * (LS_CUDA_LU_COOP_BLOCKS caps their blocks, leaving SMs to the GEMM) */
+    return ls_knob_is(LS_KNOB_CUDA_LU_PANEL, "ours") &&
+           (FN(use_sm)(c, m) || FN(coop_blocks)(c, m) > 0);
 }
 
 int FN(lsc_getrf_panel)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int *d_ipiv,
@@ -358,9 +361,9 @@ int FN(lsc_getrf_panel)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int *d_
      * and push leaves keep their own move lists in the same workspace */
     LSC_TRY(FN(lu_workspace)(c, m, &r.scratch, &r.pairs, NULL, &sm_moves, err, errlen));
     r.pairs = NULL;
-    if (!r.scratch || !FN(use_sm)(c, m))
-        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "the one-SM LU leaf cannot take %d rows", m);
-    r.sm_moves = sm_moves;
+    if (!r.scratch) /* no cooperative leaf (and so no one-SM leaf either) */
+        return LSC_FAIL(err, errlen, LS_EUNAVAIL, "no LU panel leaf can take %d rows here", m);
+    r.sm_moves = sm_allowed() ? sm_moves : NULL; /* LS_CUDA_LU_LEAF may rule it out */
     r.sm_smem = sm_smem_limit(c);
     r.sm_maxw = sm_maxw();
     r.coop_max_blocks = coop_max_blocks(c);
