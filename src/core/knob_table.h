@@ -91,9 +91,9 @@
     X(CUDA_LU_SMW, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                           \
       "widest leaf of the one-SM LU leaf; 0, unset or at least LSK_SM_MAXW (32): 32; for "      \
       "measuring the leaf width against the recursion's calls")                                 \
-    X(CUDA_LU_TRSM_BLOCK, INT, TUNING, ONCE, "cuda", 0, 0, 4096, "",                            \
+    X(CUDA_LU_TRSM_BLOCK, INT, TUNING, ONCE, "cuda", 128, 0, 4096, "",                          \
       "the look-ahead LU's U12 = L11^-1 A12 in diagonal blocks this wide, each followed by a "  \
-      "GEMM; 0: one cuBLAS trsm; for measuring")                                                \
+      "GEMM (2 % off FP64 n = 16384, the same below); 0: one cuBLAS trsm")                      \
     X(CUDA_MIXED_NB, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                         \
       "panel width of the mixed-precision factorizations; 0 or unset: by n (FP64 without "      \
       "interchanges 256 / 512 / 1024 from n = 8192 / 24576; low precision 256, 512 from 8192)")  \
