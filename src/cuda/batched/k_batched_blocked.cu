@@ -16,6 +16,10 @@
  *          one gather per column of L, through shared memory, so each
  *          column is read and written once, coalesced (a moved element of a
  *          column-major matrix is otherwise a 32-byte sector for 8 bytes).
+ * With an outer block of several panels (batched_blocked_impl.h) right and
+ * the GEMM stop at the block's last column, left also runs within the
+ * block, and k_batched_outer.cu moves the rest of the matrix's rows once a
+ * block.
  * Stacks are column-major here (the driver transposes row-major ones).
  * Defines: lsk_bblk_panel_bytes_d, lsk_bblk_panel_bytes_s, lsk_bblk_panel_d,
  *   lsk_bblk_panel_s, lsk_bblk_right_d, lsk_bblk_right_s, lsk_bblk_left_d,
@@ -23,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched_blocked.h"
+#include "cuda/batched/k_batched_moves.cuh"
 #include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
@@ -104,11 +109,12 @@ k_bblk_panel(lsk_bstack st, int j0, int jb, int *moves, int mstride)
     }
 }
 
-/* A warp a column right of the panel: its row moves, at most 2 jb <= 64
- * (two a lane), then the unit lower solve of its rows j0 .. j0 + jb. */
+/* A warp a column of [c0, c1): the panel's row moves, at most 2 jb <= 64
+ * (two a lane; none when moves is NULL: they were applied already), then
+ * the unit lower solve of its rows j0 .. j0 + jb. */
 template <typename T>
 __global__ void __launch_bounds__(LSK_BBLK_RIGHT_THREADS)
-k_bblk_right(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
+k_bblk_right(lsk_bstack st, int j0, int jb, int c0, int c1, const int *moves, int mstride)
 {
     __shared__ T L[LSK_BBLK_MAXJB * LSK_BBLK_MAXJB];
     const long long sys = blockIdx.x, lda = st.a_cs;
@@ -117,24 +123,26 @@ k_bblk_right(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
         L[e] = A[j0 + e % jb + (long long)(j0 + e / jb) * lda];
     __syncthreads();
     const int lane = threadIdx.x & 31;
-    const int c = j0 + jb + (int)(blockIdx.y * (blockDim.x / 32) + threadIdx.x / 32);
-    if (c >= st.n)
+    const int c = c0 + (int)(blockIdx.y * (blockDim.x / 32) + threadIdx.x / 32);
+    if (c >= c1)
         return;
     T *col = A + (long long)c * lda;
-    const int *mv = moves + sys * mstride;
-    const int cnt = mv[0];
-    int d0 = -1, d1 = -1;
-    T v0 = 0, v1 = 0;
-    if (lane < cnt)
-        d0 = mv[1 + 2 * lane], v0 = col[mv[2 + 2 * lane]];
-    if (lane + 32 < cnt)
-        d1 = mv[1 + 2 * (lane + 32)], v1 = col[mv[2 + 2 * (lane + 32)]];
-    __syncwarp();
-    if (d0 >= 0)
-        col[d0] = v0;
-    if (d1 >= 0)
-        col[d1] = v1;
-    __syncwarp();
+    if (moves) {
+        const int *mv = moves + sys * mstride;
+        const int cnt = mv[0];
+        int d0 = -1, d1 = -1;
+        T v0 = 0, v1 = 0;
+        if (lane < cnt)
+            d0 = mv[1 + 2 * lane], v0 = col[mv[2 + 2 * lane]];
+        if (lane + 32 < cnt)
+            d1 = mv[1 + 2 * (lane + 32)], v1 = col[mv[2 + 2 * (lane + 32)]];
+        __syncwarp();
+        if (d0 >= 0)
+            col[d0] = v0;
+        if (d1 >= 0)
+            col[d1] = v1;
+        __syncwarp();
+    }
     T x = lane < jb ? col[j0 + lane] : (T)0;
     for (int k = 0; k < jb - 1; k++) {
         T xk = __shfl_sync(LSK_FULL_MASK, x, k);
@@ -145,13 +153,18 @@ k_bblk_right(lsk_bstack st, int j0, int jb, const int *moves, int mstride)
         col[j0 + lane] = x;
 }
 
-/* A block a matrix, after the last panel: the columns of panel q take the
- * row moves of panels q+1 .. last, composed backwards into perm (final row
- * i of those columns comes from row perm[i]). Panel p's moves start at
- * moves + (p * batch + system) * mstride. */
+/* A block a matrix: panels [p_first, p_end) of width jb take the row moves
+ * of the later panels of that range, composed backwards into perm (final
+ * row i comes from row perm[i]); every group-th panel boundary p (counted
+ * from p_first) hands the composition so far, panels p .. p_end - 1, to
+ * the group panels' columns before it. group 1: each panel's columns take
+ * every later panel's moves; group g: a block of g panels takes only the
+ * moves of the blocks after it (its own were applied within the block).
+ * Panel p's moves start at moves + (p * batch + system) * mstride. */
 template <typename T>
 __global__ void __launch_bounds__(LSK_BBLK_THREADS)
-k_bblk_left(lsk_bstack st, int jb, int npanels, const int *moves, int mstride)
+k_bblk_left(lsk_bstack st, int jb, int p_first, int p_end, int group, const int *moves,
+            int mstride)
 {
     extern __shared__ unsigned char bl_raw[];
     const int n = st.n, tid = threadIdx.x, nt = blockDim.x;
@@ -161,20 +174,13 @@ k_bblk_left(lsk_bstack st, int jb, int npanels, const int *moves, int mstride)
     T *A = (T *)st.A + sys * st.sA;
     for (int i = tid; i < n; i += nt)
         perm[i] = i;
-    for (int p = npanels - 1; p >= 1; p--) {
+    for (int p = p_end - 1; p > p_first; p--) {
         const int r0 = p * jb; /* panel p moves rows >= r0 only */
-        const int *mv = moves + ((long long)p * st.batch + sys) * mstride;
-        const int cnt = mv[0];
-        for (int i = r0 + tid; i < n; i += nt)
-            sp[i] = i;
-        __syncthreads();
-        for (int m = tid; m < cnt; m += nt)
-            sp[mv[1 + 2 * m]] = mv[2 + 2 * m];
-        __syncthreads();
-        for (int i = r0 + tid; i < n; i += nt)
-            perm[i] = sp[perm[i]];
-        __syncthreads();
-        for (int c = r0 - jb; c < r0; c++) {
+        lsk_bblk_compose_panel(perm, sp, r0, n,
+                               moves + ((long long)p * st.batch + sys) * mstride);
+        if ((p - p_first) % group)
+            continue;
+        for (int c = r0 - group * jb; c < r0; c++) {
             T *col = A + (long long)c * lda;
             for (int i = r0 + tid; i < n; i += nt)
                 buf[i] = col[i];
@@ -212,32 +218,36 @@ static cudaError_t panel(const lsk_bstack *st, int j0, int jb, int *moves, int m
 LSK_DEFINE(LSK_BBLK_PANEL_SIG, panel, (st, j0, jb, moves, mstride, s))
 
 template <typename T>
-static cudaError_t right(const lsk_bstack *st, int j0, int jb, const int *moves, int mstride,
-                         cudaStream_t s)
+static cudaError_t right(const lsk_bstack *st, int j0, int jb, int c0, int c1, const int *moves,
+                         int mstride, cudaStream_t s)
 {
-    int ncols = st->n - j0 - jb, per = LSK_BBLK_RIGHT_THREADS / 32;
-    if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
+    int per = LSK_BBLK_RIGHT_THREADS / 32;
+    if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1 || c0 < j0 + jb || c1 > st->n)
         return cudaErrorInvalidValue;
-    if (ncols <= 0)
+    if (c1 <= c0)
         return cudaSuccess;
-    dim3 grid((unsigned)st->batch, (unsigned)((ncols + per - 1) / per));
-    k_bblk_right<T><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, moves, mstride);
+    dim3 grid((unsigned)st->batch, (unsigned)((c1 - c0 + per - 1) / per));
+    k_bblk_right<T><<<grid, LSK_BBLK_RIGHT_THREADS, 0, s>>>(*st, j0, jb, c0, c1, moves, mstride);
     return cudaGetLastError();
 }
-LSK_DEFINE(LSK_BBLK_RIGHT_SIG, right, (st, j0, jb, moves, mstride, s))
+LSK_DEFINE(LSK_BBLK_RIGHT_SIG, right, (st, j0, jb, c0, c1, moves, mstride, s))
 
 template <typename T>
-static cudaError_t left(const lsk_bstack *st, int jb, const int *moves, int mstride,
-                        cudaStream_t s)
+static cudaError_t left(const lsk_bstack *st, int jb, int p_first, int p_end, int group,
+                        const int *moves, int mstride, cudaStream_t s)
 {
-    int npanels = jb > 0 ? (st->n + jb - 1) / jb : 0;
     size_t bytes = (size_t)st->n * (sizeof(T) + 2 * sizeof(int));
-    if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1)
+    if (jb < 1 || jb > LSK_BBLK_MAXJB || st->a_rs != 1 || group < 1 || p_first < 0 ||
+        (long long)p_end * jb >= (long long)st->n + jb)
         return cudaErrorInvalidValue;
-    if (npanels < 2)
+    if (p_end - p_first < 2)
         return cudaSuccess;
-    k_bblk_left<T><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(*st, jb, npanels, moves,
-                                                                        mstride);
+    cudaError_t e = cudaFuncSetAttribute(k_bblk_left<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess)
+        return e;
+    k_bblk_left<T><<<(unsigned)st->batch, LSK_BBLK_THREADS, bytes, s>>>(*st, jb, p_first, p_end,
+                                                                        group, moves, mstride);
     return cudaGetLastError();
 }
-LSK_DEFINE(LSK_BBLK_LEFT_SIG, left, (st, jb, moves, mstride, s))
+LSK_DEFINE(LSK_BBLK_LEFT_SIG, left, (st, jb, p_first, p_end, group, moves, mstride, s))

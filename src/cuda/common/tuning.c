@@ -28,6 +28,7 @@ static const lsc_tuning lsc_rows[] = {
         .brows_max_n_d = 64,
         .brows_max_n_s = 128,
         .bblk_min_n = 128,
+        .bblk_nb = 128,
         .rbt_min_n = 1024,
         .mx_escalate = 1.0,
     },
@@ -47,6 +48,7 @@ static const lsc_tuning lsc_rows[] = {
         .brows_max_n_d = 64,
         .brows_max_n_s = 128,
         .bblk_min_n = 128,
+        .bblk_nb = 128,
         .rbt_min_n = 1024,
         .mx_escalate = 1.0,
     },
@@ -61,8 +63,8 @@ static const lsc_tuning_field lsc_fields[] = {
     LSC_FIELD(lookahead_min, 0), LSC_FIELD(cluster_rows, 0),  LSC_FIELD(push_rows, 0),
     LSC_FIELD(lu_batch1_max_n_d, 0), LSC_FIELD(lu_batch1_max_n_s, 0),
     LSC_FIELD(bthread_min_n, 0), LSC_FIELD(bthread_max_n, 0), LSC_FIELD(brows_max_n_d, 0),
-    LSC_FIELD(brows_max_n_s, 0), LSC_FIELD(bblk_min_n, 0),    LSC_FIELD(rbt_min_n, 0),
-    LSC_FIELD(mx_escalate, 1),
+    LSC_FIELD(brows_max_n_s, 0), LSC_FIELD(bblk_min_n, 0),    LSC_FIELD(bblk_nb, 0),
+    LSC_FIELD(rbt_min_n, 0),         LSC_FIELD(mx_escalate, 1),
 };
 #define LSC_NFIELDS ((int)(sizeof lsc_fields / sizeof lsc_fields[0]))
 

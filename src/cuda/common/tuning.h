@@ -72,6 +72,13 @@ typedef struct lsc_tuning {
      * against 29.1, FP32 12.1 against 11.4, so FP32 keeps the block per
      * matrix while it fits; batched-variants.txt). */
     int bblk_min_n;
+    /* Batched LU by panels (batched/batched_blocked_impl.h): the outer
+     * block, a multiple of the panel width, whose panels' row moves and
+     * trailing GEMM reach the columns right of it once (one rank-128
+     * update instead of four to eight of rank 16-32); not a multiple of
+     * two panel widths or more: one level. Measured on an H100 against one
+     * level and 64 / 256 (bench/results/h100/batched-nb-variants.txt). */
+    int bblk_nb;
     /* Mixed precision (mixed/mixed_cuda.c): auto pivoting takes the random
      * butterfly transform with FP64 factors without interchanges from this
      * order (0: never); LS_CUDA_MIXED_RBT_MIN_N, when set, replaces it,
