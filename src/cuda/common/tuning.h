@@ -76,8 +76,11 @@ typedef struct lsc_tuning {
      * block, a multiple of the panel width, whose panels' row moves and
      * trailing GEMM reach the columns right of it once (one rank-128
      * update instead of four to eight of rank 16-32); not a multiple of
-     * two panel widths or more: one level. Measured on an H100 against one
-     * level and 64 / 256 (bench/results/h100/batched-nb-variants.txt). */
+     * two panel widths or more: one level. H100, ms, one level against
+     * 128 (commit b4bcb38): FP64 n = 256 15.83/14.89, 512 23.62/18.90,
+     * 1024 54.88/29.57; FP32 10.77/10.29, 14.22/11.80, 26.03/20.06; 64
+     * slower everywhere, 256 slower in FP64 and level in FP32
+     * (bench/results/h100/batched-nb-variants.txt). */
     int bblk_nb;
     /* Mixed precision (mixed/mixed_cuda.c): auto pivoting takes the random
      * butterfly transform with FP64 factors without interchanges from this
