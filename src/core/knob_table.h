@@ -36,6 +36,10 @@
       "the columns right of it once, as one rank-NB update; a width that is not a multiple "   \
       "of at least two panel widths gives one level (a rank-jb update a panel); 0 or unset: "  \
       "the CUDA tuning table's bblk_nb (128); for measurements")                                                            \
+    X(CUDA_BATCHED_PANEL, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|smem",                \
+      "panel kernel of the blocked batched LU: auto keeps a panel of at most 128 rows in "     \
+      "registers, a row a thread, and larger ones in shared memory; smem: shared memory "      \
+      "always; for measurements")                                                               \
     X(CUDA_BATCHED_PATH, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0,                                 \
       "auto|thread|warp|rows|smem|blocked|cublas",                                              \
       "factor kernel of the batched LU; a path that cannot take the order falls back to auto's " \

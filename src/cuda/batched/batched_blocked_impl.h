@@ -27,6 +27,16 @@ static int FN(outer_panels)(const ls_cuda_ctx *c, int jb)
     return nb / jb;
 }
 
+/* The panel kernel: rows in registers where the panel has at most
+ * LSK_BBLK_ROWS_MAXM rows, shared memory above (LS_CUDA_BATCHED_PANEL). */
+static cudaError_t FN(panel)(const lsk_bstack *cm, int j0, int jb, int *mv, int mstride,
+                             cudaStream_t s)
+{
+    if (cm->n - j0 <= LSK_BBLK_ROWS_MAXM && !ls_knob_is(LS_KNOB_CUDA_BATCHED_PANEL, "smem"))
+        return FN(lsk_bblk_panel_rows)(cm, j0, jb, mv, mstride, s);
+    return FN(lsk_bblk_panel)(cm, j0, jb, mv, mstride, s);
+}
+
 /* A[r0 .. r0+m, c0 .. c0+nc] -= A[r0 .. r0+m, k0 .. k0+kk] A[k0 .. k0+kk, c0 .. c0+nc]
  * over the stack. */
 static int FN(update)(ls_cuda_ctx *c, const lsk_bstack *s, int r0, int c0, int m, int nc,
@@ -56,14 +66,14 @@ static int FN(outer_block)(ls_cuda_ctx *c, const lsk_bstack *cm, int J, int Jend
     int st = 0, n = cm->n, p0 = J / jbmax, g = (Jend - J + jbmax - 1) / jbmax;
     if (Jend - J <= jbmax) { /* one panel: its moves ride with U12's solve */
         int *mv = moves + (size_t)p0 * per_panel;
-        LSC_CUDA(FN(lsk_bblk_panel)(cm, J, Jend - J, mv, mstride, c->stream));
+        LSC_CUDA(FN(panel)(cm, J, Jend - J, mv, mstride, c->stream));
         LSC_CUDA(FN(lsk_bblk_right)(cm, J, Jend - J, Jend, n, mv, mstride, c->stream));
         return FN(update)(c, cm, Jend, Jend, n - Jend, n - Jend, J, Jend - J, err, errlen);
     }
     for (int p = p0; p < p0 + g; p++) {
         int j0 = p * jbmax, jb = Jend - j0 < jbmax ? Jend - j0 : jbmax;
         int *mv = moves + (size_t)p * per_panel;
-        LSC_CUDA(FN(lsk_bblk_panel)(cm, j0, jb, mv, mstride, c->stream));
+        LSC_CUDA(FN(panel)(cm, j0, jb, mv, mstride, c->stream));
         LSC_CUDA(FN(lsk_bblk_right)(cm, j0, jb, j0 + jb, Jend, mv, mstride, c->stream));
         LSC_TRY(FN(update)(c, cm, j0 + jb, j0 + jb, n - j0 - jb, Jend - j0 - jb, j0, jb, err,
                            errlen));

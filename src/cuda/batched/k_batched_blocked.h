@@ -29,6 +29,13 @@ LSK_DECLARE(LSK_BBLK_PANEL_BYTES_SIG); /* lsk_bblk_panel_bytes_d, lsk_bblk_panel
     cudaError_t lsk_bblk_panel_##S(const lsk_bstack *st, int j0, int jb, int *moves, int mstride, \
                                    cudaStream_t s)
 LSK_DECLARE(LSK_BBLK_PANEL_SIG); /* lsk_bblk_panel_d, lsk_bblk_panel_s */
+/* As lsk_bblk_panel, for panels of at most LSK_BBLK_ROWS_MAXM rows (n - j0),
+ * rows in registers (k_batched_panel_rows.cu). */
+#define LSK_BBLK_ROWS_MAXM 128
+#define LSK_BBLK_PANEL_ROWS_SIG(T, S)                                                       \
+    cudaError_t lsk_bblk_panel_rows_##S(const lsk_bstack *st, int j0, int jb, int *moves,    \
+                                        int mstride, cudaStream_t s)
+LSK_DECLARE(LSK_BBLK_PANEL_ROWS_SIG); /* lsk_bblk_panel_rows_d, lsk_bblk_panel_rows_s */
 /* Columns [c0, c1), right of the panel (c0 >= j0 + jb): the panel's row
  * moves (none if moves is NULL), then U12 = L11^-1 A12 on rows j0 .. j0 + jb. */
 #define LSK_BBLK_RIGHT_SIG(T, S)                                                           \

@@ -68,6 +68,16 @@ __device__ __forceinline__ int lsk_imin(int x)
     return x;
 }
 
+/* The smallest of x over the whole warp (REDUX on sm_80+). */
+__device__ __forceinline__ int lsk_warp_imin(int x)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(LSK_FULL_MASK, x);
+#else
+    return lsk_imin<32>(x);
+#endif
+}
+
 /* The winner among NP-lane groups: each lane offers value v (candidate or
  * not) and its place `ord` in LAPACK's search order; returns the winning
  * lane within the group (0..NP-1), seg the group's index in the warp.
@@ -92,6 +102,22 @@ __device__ __forceinline__ int lsk_pivot_lane(T v, bool cand, int ord, int first
     }
     const unsigned win = nan_first ? nan_first : tied;
     return __ffs(win) - 1 - seg * NP;
+}
+
+/* The block's pivot among W warps' candidates (key, position), as the
+ * warps wrote them: the largest key, then the first position (idamax's
+ * rule). Returns the winning warp; its position in *win_pos. */
+template <typename K, int W>
+__device__ __forceinline__ int lsk_warps_winner(const K *key, const int *pos, int *win_pos)
+{
+    K bk = key[0];
+    int pp = pos[0], bw = 0;
+#pragma unroll
+    for (int w = 1; w < W; w++)
+        if (key[w] > bk || (key[w] == bk && pos[w] < pp))
+            bk = key[w], pp = pos[w], bw = w;
+    *win_pos = pp;
+    return bw;
 }
 
 /* One warp: the pivot row among rows [k, m) of a column in shared memory,

@@ -39,14 +39,6 @@
 #include "cuda/batched/k_batched_pivot.cuh"
 #include "cuda/common/k_common.cuh"
 
-__device__ __forceinline__ int br_warp_min(int x)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_min_sync(LSK_FULL_MASK, x);
-#else
-    return lsk_imin<32>(x);
-#endif
-}
 /* Shared memory of the copy for NR rows and RB right-hand sides. */
 template <typename T, int NR, int RB, int U>
 struct br_shape {
@@ -111,7 +103,7 @@ k_brows_lu(lsk_bstack st, int nrhs)
             if (cand && pos == k && a[t] != a[t])
                 key = NAN_FIRST;
             const K m = lsk_kmax<32>(key);
-            const int q = br_warp_min(key == m && m != 0 ? pos : INT_MAX);
+            const int q = lsk_warp_imin(key == m && m != 0 ? pos : INT_MAX);
             if (m != 0 && pos == q) {
 #pragma unroll
                 for (int j = t; j < NR; j++) {
@@ -131,15 +123,8 @@ k_brows_lu(lsk_bstack st, int nrhs)
             __syncthreads();
 
             /* the block's winner */
-            K bk = s_key[buf][0];
-            int pp = s_pos[buf][0], bw = 0;
-#pragma unroll
-            for (int w = 1; w < W; w++) {
-                const K kw = s_key[buf][w];
-                const int pw = s_pos[buf][w];
-                if (kw > bk || (kw == bk && pw < pp))
-                    bk = kw, pp = pw, bw = w;
-            }
+            int pp;
+            const int bw = lsk_warps_winner<K, W>(s_key[buf], s_pos[buf], &pp);
             const int rw = s_row[buf][bw];
             const T *urow = M + rw * LDR + kb * U;
             const T piv = urow[t];
