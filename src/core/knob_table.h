@@ -31,14 +31,14 @@
     X(CUDA_BATCHED_JB, POW2, TUNING, ONCE, "cuda", 0, 8, 32, "",                                \
       "panel width of the blocked batched LU; unset: the widest whose panel fits shared "        \
       "memory (a width that does not fit is ignored); for measurements")                        \
-    X(CUDA_BATCHED_NB, INT, TUNING, ONCE, "cuda", 0, 0, 256, "",                               \
-      "outer block of the blocked batched LU: its panels' row moves and trailing GEMM reach "  \
-      "the columns right of it once, as one rank-NB update; a width that is not a multiple "   \
-      "of at least two panel widths gives one level (a rank-jb update a panel); 0 or unset: "  \
-      "the CUDA tuning table's bblk_nb (128); for measurements")                                                            \
-    X(CUDA_BATCHED_PANEL, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|smem",                \
-      "panel kernel of the blocked batched LU: auto keeps a panel of at most 128 rows in "     \
-      "registers, a row a thread, and larger ones in shared memory; smem: shared memory "      \
+    X(CUDA_BATCHED_NB, INT, TUNING, ONCE, "cuda", 0, 0, 256, "",                                \
+      "outer block of the blocked batched LU: its panels' row moves and trailing GEMM reach "   \
+      "the columns right of it once, as one rank-NB update; a width that is not a multiple "    \
+      "of at least two panel widths gives one level (a rank-jb update a panel); 0 or unset: "   \
+      "the CUDA tuning table's bblk_nb (128); for measurements")                                \
+    X(CUDA_BATCHED_PANEL, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|smem",                   \
+      "panel kernel of the blocked batched LU: auto keeps a panel of at most 128 rows in "      \
+      "registers, a row a thread, and larger ones in shared memory; smem: shared memory "       \
       "always; for measurements")                                                               \
     X(CUDA_BATCHED_PATH, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0,                                 \
       "auto|thread|warp|rows|smem|blocked|cublas",                                              \
