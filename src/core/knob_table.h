@@ -28,6 +28,11 @@
     X(CPU_GETRF, CHOICE, BEHAVIOUR, ONCE, "cpu", 0, 0, 0, "lapack|lu",                          \
       "ls_?getrf/ls_?getrs on a CPU context: the linked LAPACK's (1.7-3.1x the library's LU "   \
       "at n >= 100) or the library's own LU (always, in a build without LAPACKE)")              \
+    X(CUDA_BATCHED_GETRS, CHOICE, TUNING, ONCE, "cuda", 0, 0, 0, "auto|smem",                   \
+      "kernel of the batched solve that follows a factorization (or getrs): auto keeps the "    \
+      "right-hand side in registers, a row a thread, and loads the factor's coefficients of "   \
+      "8 steps at once, up to n = 1024; smem: the right-hand side in shared memory, one load "  \
+      "a step; for measurements")                                                               \
     X(CUDA_BATCHED_JB, POW2, TUNING, ONCE, "cuda", 0, 8, 32, "",                                \
       "panel width of the blocked batched LU; unset: the widest whose panel fits shared "        \
       "memory (a width that does not fit is ignored); for measurements")                        \

@@ -50,8 +50,9 @@ static void copy_square(const ls_batched_job *j, void *M, void *C, int to_compac
 /* getrf of system A (strided) into ipiv; returns its info. */
 static int factor_one(const ls_batched_job *j, void *A, int *ipiv, worker *w)
 {
-    int n = j->n, info = 0;
+    int n = j->n;
 #ifdef LS_HAVE_LAPACKE
+    int info = 0;
     if (n >= LS_CPU_BATCHED_LAPACK_N && w->square) {
         int direct = j->a_rs == 1 && j->a_cs <= 0x7fffffff;
         void *M = direct ? A : w->square;

@@ -8,6 +8,8 @@
  *               stays fast. Each system: info as LAPACK's, scaled residual
  *               <= 30; FP64: pivots equal to LAPACK's.
  *   --factor    getrf_batched then getrs_batched with trans N and T
+ *   --getrs-edges  (with --factor) the orders where the CUDA solve's kernel
+ *               changes instead: a thread's rows 1, 2, 4, then shared memory
  *   --singular  a stack mixing singular, zero, ill-conditioned and plain
  *               systems: each singular one flagged at LAPACK's column with
  *               its B kept, its neighbours solved
@@ -35,6 +37,7 @@ static ls_context *g_ctx;
 static const char *g_backend = "cpu";
 static int g_device; /* run through the _gpu routines */
 static int g_max_n = 1 << 30; /* orders above are skipped */
+static int g_getrs_edges;      /* --getrs-edges */
 
 /* ---- the stack under test: logical matrices kept in double ---------- */
 typedef struct stack {
@@ -354,14 +357,18 @@ static int sweep(void)
 
 static int factor_then_solve(void)
 {
-    static const int orders[] = {1, 3, 4, 5, 17, 32, 33, 70, 129, 300};
+    static const int usual[] = {1, 3, 4, 5, 17, 32, 33, 70, 129, 300, 0};
+    /* k_batched_getrs.cu: 256 threads at most, 1, 2 or 4 rows a thread up
+     * to 1024, shared memory above */
+    static const int edges[] = {255, 256, 257, 511, 512, 513, 767, 1024, 1025, 0};
+    const int *orders = g_getrs_edges ? edges : usual;
     int fails = 0;
     uint64_t seed = 99;
-    for (size_t ni = 0; ni < sizeof orders / sizeof orders[0] && orders[ni] <= g_max_n; ni++)
+    for (size_t ni = 0; orders[ni] && orders[ni] <= g_max_n; ni++)
         for (int p = 0; p < 2; p++)
             for (int l = 0; l < 2; l++)
                 for (int t = 0; t < 2; t++) {
-                    int n = orders[ni], batch = n > 100 ? 5 : 40;
+                    int n = orders[ni], batch = n > 500 ? 2 : n > 100 ? 5 : 40;
                     stack s;
                     stack_make(&s, n, 2, batch, p ? LS_SINGLE : LS_DOUBLE,
                                l ? LS_ROW_MAJOR : LS_COL_MAJOR, seed++);
@@ -521,6 +528,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-pivots")) do_nopiv = 1;
         else if (!strcmp(argv[i], "--device")) g_device = 1;
         else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) g_max_n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--getrs-edges")) g_getrs_edges = 1;
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;

@@ -67,6 +67,13 @@ enum { PATH_THREAD, PATH_WARP, PATH_ROWS, PATH_SMEM, PATH_BLOCKED, PATH_CUBLAS, 
 static const char *const PATH_NAMES[PATH_COUNT] = {"thread", "warp",    "rows",
                                                    "smem",   "blocked", "cublas"};
 
+/* The separate solve keeps x in shared memory rather than registers
+ * (LS_CUDA_BATCHED_GETRS=smem: the earlier kernel, for measurements). */
+static int getrs_smem(void)
+{
+    return ls_knob_is(LS_KNOB_CUDA_BATCHED_GETRS, "smem");
+}
+
 #define LS_REAL_IMPL "cuda/batched/batched_impl.h"
 #include "common/instantiate_real.h"
 

@@ -62,7 +62,7 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
         if (j->nrhs > 65535)
             return LSC_FAIL(err, errlen, LS_ELIMIT, "batched getrs: nrhs %d > 65535", j->nrhs);
         if (j->nrhs > 0)
-            LSC_CUDA(FN(lsk_bgetrs)(j->trans, &s, j->nrhs, NULL, c->stream));
+            LSC_CUDA(FN(lsk_bgetrs)(j->trans, &s, j->nrhs, NULL, getrs_smem(), c->stream));
         LSC_CUDA(lsk_bzero_info(info, j->batch, c->stream));
         return 0;
     }
@@ -116,7 +116,8 @@ static int FN(run_device)(ls_cuda_ctx *c, const ls_batched_job *j, REAL *A, int 
     else
         LSC_TRY(FN(getrf_cublas)(c, &s, err, errlen));
     if (later)
-        LSC_CUDA(FN(lsk_bgetrs)(transposed ? 'T' : 'N', &s, j->nrhs, info, c->stream));
+        LSC_CUDA(FN(lsk_bgetrs)(transposed ? 'T' : 'N', &s, j->nrhs, info, getrs_smem(),
+                                 c->stream));
 done:
     lsc_tmp_free(c, piv_tmp);
     return st;

@@ -76,14 +76,19 @@ LSK_DECLARE(LSK_BSMEM_BYTES_SIG); /* lsk_bsmem_bytes_d, lsk_bsmem_bytes_s */
     cudaError_t lsk_bsmem_lu_##S(const lsk_bstack *st, int nrhs, size_t max_smem, cudaStream_t s)
 LSK_DECLARE(LSK_BSMEM_LU_SIG); /* lsk_bsmem_lu_d, lsk_bsmem_lu_s */
 
-/* ---- helpers (k_batched_aux.cu) ---- */
+/* ---- getrs on the factors (k_batched_getrs.cu) ---- */
+#define LSK_BGETRS_ROWS_MAXN 1024 /* rows in registers up to this order */
 /* op(A) X = B with the factors and pivots of every system; trans 'N' or
  * 'T'; systems whose skip_info entry is nonzero are left alone (skip_info
- * may be NULL). One block per (system, right-hand side). */
+ * may be NULL). One block per (system, right-hand side): the rows of x in
+ * registers up to LSK_BGETRS_ROWS_MAXN, unless smem (then, and above it,
+ * x in shared memory). */
 #define LSK_BGETRS_SIG(T, S)                                                    \
     cudaError_t lsk_bgetrs_##S(char trans, const lsk_bstack *st, int nrhs, const int *skip_info, \
-                               cudaStream_t s)
+                               int smem, cudaStream_t s)
 LSK_DECLARE(LSK_BGETRS_SIG); /* lsk_bgetrs_d, lsk_bgetrs_s */
+
+/* ---- helpers (k_batched_aux.cu) ---- */
 /* ptrs[b] = A + b*sA (elements), for cuBLAS's pointer-array routines. */
 #define LSK_BPOINTERS_SIG(T, S) \
     cudaError_t lsk_bpointers_##S(T *A, long long sA, int batch, T **ptrs, cudaStream_t s)

@@ -1,101 +1,12 @@
-/* Batched helpers: getrs on factors in device memory (one block per system
- * and right-hand side, the column in shared memory), cuBLAS's pointer
- * arrays, an in-place transpose for row-major stacks on the cuBLAS path,
- * and zeroing info.
- * Defines: lsk_bgetrs_d, lsk_bgetrs_s, lsk_bpointers_d, lsk_bpointers_s,
- *   lsk_btranspose_d, lsk_btranspose_s */
+/* Batched helpers: cuBLAS's pointer arrays, an in-place transpose for
+ * row-major stacks on the cuBLAS path, and zeroing info.
+ * Defines: lsk_bpointers_d, lsk_bpointers_s, lsk_btranspose_d, lsk_btranspose_s */
 #include <cuda_runtime.h>
 
 #include "cuda/batched/k_batched.h"
 #include "cuda/common/k_common.cuh"
 
-#define GETRS_THREADS 256
 #define AUX_THREADS 256
-
-template <typename T>
-__global__ void __launch_bounds__(GETRS_THREADS)
-k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
-{
-    extern __shared__ unsigned char gs_raw[];
-    T *x = (T *)gs_raw;
-    const long long sys = blockIdx.x;
-    const int c = blockIdx.y, n = st.n, tid = threadIdx.x, nt = blockDim.x;
-    if (skip_info && skip_info[sys] != 0)
-        return; /* a singular system keeps its B (the whole block returns) */
-    const T *A = (const T *)st.A + sys * st.sA;
-    const int *ipiv = st.ipiv + sys * n;
-    T *b = (T *)st.B + sys * st.sB + (long long)c * st.b_cs;
-#define LU(i, j) A[(long long)(i) * st.a_rs + (long long)(j) * st.a_cs]
-    for (int i = tid; i < n; i += nt)
-        x[i] = b[i * st.b_rs];
-    __syncthreads();
-    if (!trans) {
-        if (tid == 0)
-            for (int k = 0; k < n; k++) {
-                int p = ipiv[k] - 1;
-                T t = x[k];
-                x[k] = x[p];
-                x[p] = t;
-            }
-        __syncthreads();
-        for (int k = 0; k < n; k++) { /* L y = P b */
-            T xk = x[k];
-            for (int i = k + 1 + tid; i < n; i += nt)
-                x[i] -= LU(i, k) * xk;
-            __syncthreads();
-        }
-        for (int k = n - 1; k >= 0; k--) { /* U x = y */
-            T xk = x[k] / LU(k, k);
-            __syncthreads();
-            if (tid == 0)
-                x[k] = xk;
-            for (int i = tid; i < k; i += nt)
-                x[i] -= LU(i, k) * xk;
-            __syncthreads();
-        }
-    } else {
-        for (int k = 0; k < n; k++) { /* U^T y = b */
-            T xk = x[k] / LU(k, k);
-            __syncthreads();
-            if (tid == 0)
-                x[k] = xk;
-            for (int j = k + 1 + tid; j < n; j += nt)
-                x[j] -= LU(k, j) * xk;
-            __syncthreads();
-        }
-        for (int k = n - 1; k >= 0; k--) { /* L^T z = y */
-            T xk = x[k];
-            for (int j = tid; j < k; j += nt)
-                x[j] -= LU(k, j) * xk;
-            __syncthreads();
-        }
-        if (tid == 0)
-            for (int k = n - 1; k >= 0; k--) {
-                int p = ipiv[k] - 1;
-                T t = x[k];
-                x[k] = x[p];
-                x[p] = t;
-            }
-        __syncthreads();
-    }
-#undef LU
-    for (int i = tid; i < n; i += nt)
-        b[i * st.b_rs] = x[i];
-}
-
-template <typename T>
-static cudaError_t bgetrs(char trans, const lsk_bstack *st, int nrhs, const int *skip_info,
-                          cudaStream_t s)
-{
-    if (st->n < 1 || nrhs < 1 || nrhs > 65535 || !st->ipiv)
-        return cudaErrorInvalidValue;
-    dim3 grid((unsigned)st->batch, (unsigned)nrhs);
-    size_t bytes = (size_t)st->n * sizeof(T);
-    int t = trans != 'N';
-    k_bgetrs<T><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
-    return cudaGetLastError();
-}
-LSK_DEFINE(LSK_BGETRS_SIG, bgetrs, (trans, st, nrhs, skip_info, s))
 
 __global__ void k_bpointers(char *A, long long step, int batch, void **ptrs)
 {
