@@ -63,8 +63,8 @@
       "the LU without interchanges' L21 and U12 in diagonal blocks this wide, each followed "   \
       "by a GEMM; 0: one cuBLAS trsm each; for measuring")                                      \
     X(CUDA_GRAPH, BOOL, TUNING, ONCE, "cuda", 1, 0, 1, "",                                      \
-      "capture a getrf repeated on the same pointers as a CUDA graph and replay it; 0 launches " \
-      "every kernel each time")                                                                 \
+      "capture a getrf or getrs repeated on the same pointers as a CUDA graph and replay it, "  \
+      "up to the CUDA tuning table's graph_max_n (4096); 0 launches every kernel each time")    \
     X(CUDA_LU_COOP_BLOCKS, INT, TUNING, ONCE, "cuda", 0, 1, 2147483647LL, "",                   \
       "most blocks of a cooperative LU leaf; 0, unset or at least the SM count: one per SM; "   \
       "for measuring the grid barrier's cost")                                                  \

@@ -219,11 +219,12 @@ LSK_DECLARE(LSC_LOOKAHEAD_PANEL_OURS_SIG); /* lsc_lookahead_panel_ours_d,
 LSK_DECLARE(LSC_GETRF_PANEL_SIG); /* lsc_getrf_panel_d, lsc_getrf_panel_s */
 /* Run fn (which queues work on c->stream) directly the first time key is
  * seen, captured as a CUDA graph the second time, as that graph after that
- * (lu_graph.c). key: every pointer, shape and mode the work depends on. */
+ * (lu_graph.c); always directly where order exceeds the tuning row's
+ * graph_max_n. key: every pointer, shape and mode the work depends on. */
 #define LSC_GRAPH_KEY 12
 typedef int (*lsc_enqueue_fn)(void *arg, char *err, size_t errlen);
-int lsc_graph_run(ls_cuda_ctx *c, const uintptr_t key[LSC_GRAPH_KEY], lsc_enqueue_fn fn,
-                  void *arg, char *err, size_t errlen);
+int lsc_graph_run(ls_cuda_ctx *c, int order, const uintptr_t key[LSC_GRAPH_KEY],
+                  lsc_enqueue_fn fn, void *arg, char *err, size_t errlen);
 void lsc_graphs_free(ls_cuda_ctx *c);
 /* Column-major blocks (cols columns of width bytes, leading dimensions in
  * bytes) between host and device through pinned staging, on c->stream; d2h

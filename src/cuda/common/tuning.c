@@ -2,7 +2,8 @@
  * and how it was measured): one row per compute capability measured, and
  * a default row for every other architecture.
  *
- * Only sm_90 has been measured (on an H100). The default row holds the
+ * Only sm_90 has been measured (on an H100; graph_max_n on an H200, also
+ * sm_90). The default row holds the
  * same values, since no other architecture's crossovers have been timed;
  * a new architecture gets its own row, with its measurements beside it,
  * rather than a change to the default. docs/tuning.md lists the sm_90
@@ -17,12 +18,13 @@ static const lsc_tuning lsc_rows[] = {
         .name = "sm_90",
         .cc_major = 9,
         .cc_minor = 0,
-        .measured = "measured on an H100",
+        .measured = "measured on an H100 (graph_max_n: an H200)",
         .lookahead_min = 1536,
         .cluster_rows = 1024,
         .push_rows = 2048,
         .lu_batch1_max_n_d = 16,
         .lu_batch1_max_n_s = 128,
+        .graph_max_n = 4096,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
         .brows_max_n_d = 64,
@@ -43,6 +45,7 @@ static const lsc_tuning lsc_rows[] = {
         .push_rows = 2048,
         .lu_batch1_max_n_d = 16,
         .lu_batch1_max_n_s = 128,
+        .graph_max_n = 4096,
         .bthread_min_n = 3,
         .bthread_max_n = 7,
         .brows_max_n_d = 64,
@@ -61,7 +64,7 @@ static const lsc_tuning lsc_rows[] = {
 #define LSC_FIELD(member, dbl) {#member, dbl, offsetof(lsc_tuning, member)}
 static const lsc_tuning_field lsc_fields[] = {
     LSC_FIELD(lookahead_min, 0), LSC_FIELD(cluster_rows, 0),  LSC_FIELD(push_rows, 0),
-    LSC_FIELD(lu_batch1_max_n_d, 0), LSC_FIELD(lu_batch1_max_n_s, 0),
+    LSC_FIELD(lu_batch1_max_n_d, 0), LSC_FIELD(lu_batch1_max_n_s, 0), LSC_FIELD(graph_max_n, 0),
     LSC_FIELD(bthread_min_n, 0), LSC_FIELD(bthread_max_n, 0), LSC_FIELD(brows_max_n_d, 0),
     LSC_FIELD(brows_max_n_s, 0), LSC_FIELD(bblk_min_n, 0),    LSC_FIELD(bblk_nb, 0),
     LSC_FIELD(rbt_min_n, 0),         LSC_FIELD(mx_escalate, 1),

@@ -51,6 +51,14 @@ typedef struct lsc_tuning {
      * against 0.150, 129 0.219 against about 0.16. */
     int lu_batch1_max_n_d;
     int lu_batch1_max_n_s;
+    /* LU (lu/lu_graph.c): a getrf or getrs repeated on the same pointers is
+     * replayed as a CUDA graph up to this order, run directly above, where
+     * the graph was slower. H200 (commit b98c5ee,
+     * bench/results/h200/lu-vs-cusolver.csv), FP64 ms, direct (the first
+     * call's column) against replay: 2048 5.78/5.63, 4096 13.90/13.61,
+     * 8192 37.23/37.43, 16384 124.7/131.4, 32768 650.6/682.9; FP32 alike
+     * (the H100's run of f9c6ef8 too). */
+    int graph_max_n;
     /* Batched LU (batched/batched_impl.h): a matrix per thread from this
      * order up to bthread_max_n (with at most LSK_BTHREAD_MAXRHS fused
      * right-hand sides), a warp segment per matrix outside. H100, batch

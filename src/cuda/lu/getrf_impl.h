@@ -300,7 +300,7 @@ int FN(lsc_getrf_device)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int *d
                                     (uintptr_t)mode,
                                     0,
                                     0};
-    return lsc_graph_run(c, key, FN(getrf_enqueue_fn), &a, err, errlen);
+    return lsc_graph_run(c, m < n ? m : n, key, FN(getrf_enqueue_fn), &a, err, errlen);
 }
 
 static int FN(getrf_enqueue)(ls_cuda_ctx *c, int m, int n, REAL *dA, int lda, int *d_ipiv,

@@ -55,7 +55,7 @@ int FN(lsc_getrs_device)(ls_cuda_ctx *c, char trans, int n, int nrhs, const REAL
                                     (uintptr_t)(unsigned)ldb,
                                     (uintptr_t)c->stream,
                                     (uintptr_t)mode};
-    return lsc_graph_run(c, key, FN(getrs_enqueue_fn), &a, err, errlen);
+    return lsc_graph_run(c, n, key, FN(getrs_enqueue_fn), &a, err, errlen);
 }
 
 static int FN(getrs_enqueue)(ls_cuda_ctx *c, char trans, int n, int nrhs, const REAL *dA,

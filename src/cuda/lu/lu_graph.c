@@ -6,6 +6,9 @@
  * benchmark, a Newton iteration) gets the second call captured into a graph
  * and every later one launched as that graph: one launch, no gaps. The first
  * call of a shape runs directly, so a one-off solve never pays the capture.
+ * Above the tuning row's graph_max_n every call runs directly: there the
+ * launches are a small part of the time and the replayed graph was slower
+ * than the direct run (tuning.h).
  *
  * A graph bakes in pointers and shapes, so the key holds all of them, the
  * stream, cuBLAS's math mode, and the generation of the library's own
@@ -106,14 +109,14 @@ static void capture(ls_cuda_ctx *c, graph_slot *s, lsc_enqueue_fn fn, void *arg,
     (void)cudaGetLastError();
 }
 
-int lsc_graph_run(ls_cuda_ctx *c, const uintptr_t key[LSC_GRAPH_KEY], lsc_enqueue_fn fn,
-                  void *arg, char *err, size_t errlen)
+int lsc_graph_run(ls_cuda_ctx *c, int order, const uintptr_t key[LSC_GRAPH_KEY],
+                  lsc_enqueue_fn fn, void *arg, char *err, size_t errlen)
 {
     int st = 0, found = 0;
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     /* a stream the caller is capturing records our kernels into its graph */
-    if (!replay_enabled() || cudaStreamIsCapturing(c->stream, &cs) != cudaSuccess ||
-        cs != cudaStreamCaptureStatusNone) {
+    if (!replay_enabled() || order > c->tune->graph_max_n ||
+        cudaStreamIsCapturing(c->stream, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone) {
         (void)cudaGetLastError();
         return fn(arg, err, errlen);
     }
