@@ -70,13 +70,17 @@ __device__ void sweep(const T *A, long long rs, long long cs, int n, bool fwd, b
     }
 }
 
-/* Applies the pivots to x in shared memory: forward (P b) or backward. */
+/* Applies the pivots to x in shared memory: forward (P b) or backward.
+ * piv holds ipiv in shared memory, copied by all threads with x before a
+ * barrier: the swapping thread reading ipiv from global memory waited for
+ * each load in turn, since its swaps write x and the compiler cannot prove
+ * that a global pointer does not alias it. */
 template <typename T>
-__device__ void permute(T *x, const int *ipiv, int n, bool forward)
+__device__ void permute(T *x, const int *piv, int n, bool forward)
 {
     if (threadIdx.x == 0)
         for (int s = 0; s < n; s++) {
-            int k = forward ? s : n - 1 - s, p = ipiv[k] - 1;
+            int k = forward ? s : n - 1 - s, p = piv[k] - 1;
             T t = x[k];
             x[k] = x[p];
             x[p] = t;
@@ -91,17 +95,20 @@ k_bgetrs_rows(lsk_bstack st, int trans, const int *skip_info)
     extern __shared__ unsigned char gr_raw[];
     const int n = st.n, tid = threadIdx.x, nt = blockDim.x;
     T *x = (T *)gr_raw, *pub1 = x + n, *pub2 = pub1 + n;
+    int *piv = (int *)(pub2 + n);
     const long long sys = blockIdx.x;
     if (skip_info && skip_info[sys] != 0)
         return; /* a singular system keeps its B (the whole block returns) */
     const T *A = (const T *)st.A + sys * st.sA;
     const int *ipiv = st.ipiv + sys * n;
     T *b = (T *)st.B + sys * st.sB + (long long)blockIdx.y * st.b_cs;
-    for (int i = tid; i < n; i += nt)
+    for (int i = tid; i < n; i += nt) {
         x[i] = b[i * st.b_rs];
+        piv[i] = ipiv[i];
+    }
     __syncthreads();
     if (!trans)
-        permute(x, ipiv, n, true);
+        permute(x, piv, n, true);
     T xr[R];
 #pragma unroll
     for (int q = 0; q < R; q++)
@@ -123,7 +130,7 @@ k_bgetrs_rows(lsk_bstack st, int trans, const int *skip_info)
         if (tid + q * nt < n)
             x[tid + q * nt] = xr[q];
     __syncthreads();
-    permute(x, ipiv, n, false);
+    permute(x, piv, n, false);
     for (int i = tid; i < n; i += nt)
         b[i * st.b_rs] = x[i];
 }
@@ -134,6 +141,7 @@ k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
 {
     extern __shared__ unsigned char gs_raw[];
     T *x = (T *)gs_raw;
+    int *piv = (int *)(x + st.n);
     const long long sys = blockIdx.x;
     const int c = blockIdx.y, n = st.n, tid = threadIdx.x, nt = blockDim.x;
     if (skip_info && skip_info[sys] != 0)
@@ -142,11 +150,13 @@ k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
     const int *ipiv = st.ipiv + sys * n;
     T *b = (T *)st.B + sys * st.sB + (long long)c * st.b_cs;
 #define LU(i, j) A[(long long)(i) * st.a_rs + (long long)(j) * st.a_cs]
-    for (int i = tid; i < n; i += nt)
+    for (int i = tid; i < n; i += nt) {
         x[i] = b[i * st.b_rs];
+        piv[i] = ipiv[i];
+    }
     __syncthreads();
     if (!trans) {
-        permute(x, ipiv, n, true);
+        permute(x, piv, n, true);
         for (int k = 0; k < n; k++) { /* L y = P b */
             T xk = x[k];
             for (int i = k + 1 + tid; i < n; i += nt)
@@ -178,7 +188,7 @@ k_bgetrs(lsk_bstack st, int trans, const int *skip_info)
                 x[j] -= LU(k, j) * xk;
             __syncthreads();
         }
-        permute(x, ipiv, n, false);
+        permute(x, piv, n, false);
     }
 #undef LU
     for (int i = tid; i < n; i += nt)
@@ -191,7 +201,8 @@ static void launch_rows(dim3 grid, int n, const lsk_bstack *st, int t, const int
 {
     int nt = (n + R - 1) / R;
     nt = (nt + 31) / 32 * 32;
-    k_bgetrs_rows<T, R><<<grid, nt, 3 * (size_t)n * sizeof(T), s>>>(*st, t, skip_info);
+    size_t bytes = (size_t)n * (3 * sizeof(T) + sizeof(int)); /* x, two publish arrays, pivots */
+    k_bgetrs_rows<T, R><<<grid, nt, bytes, s>>>(*st, t, skip_info);
 }
 
 template <typename T>
@@ -202,9 +213,15 @@ static cudaError_t bgetrs(char trans, const lsk_bstack *st, int nrhs, const int 
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)st->batch, (unsigned)nrhs);
     int n = st->n, t = trans != 'N';
-    if (n > LSK_BGETRS_ROWS_MAXN || smem)
-        k_bgetrs<T><<<grid, GETRS_THREADS, (size_t)n * sizeof(T), s>>>(*st, t, skip_info);
-    else if (n <= GETRS_THREADS)
+    if (n > LSK_BGETRS_ROWS_MAXN || smem) {
+        size_t bytes = (size_t)n * (sizeof(T) + sizeof(int)); /* x, pivots */
+        /* above the default 48 KB (FP64 n > 4096) a launch must ask for it */
+        cudaError_t e = cudaFuncSetAttribute(
+            k_bgetrs<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (e != cudaSuccess)
+            return e;
+        k_bgetrs<T><<<grid, GETRS_THREADS, bytes, s>>>(*st, t, skip_info);
+    } else if (n <= GETRS_THREADS)
         launch_rows<T, 1>(grid, n, st, t, skip_info, s);
     else if (n <= 2 * GETRS_THREADS)
         launch_rows<T, 2>(grid, n, st, t, skip_info, s);
