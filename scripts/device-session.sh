@@ -16,7 +16,8 @@
 #   SPARSE_REPEATS, SPARSE_TIMEOUT, SPARSE_SCIPY_TIMEOUT, SPARSE_SCIPY_MAX_N, SPARSE_BACKENDS,
 #   SPARSE_S; writes sparse.csv and sparse-log.txt),
 #   opencl_bench, seed000_big, seed003_big, cudatable),
-#   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none).
+#   CUDA_TESTS_EXCLUDE (ctest -E regex, default: none). STEPS=none builds
+#   only (for commands run after it on the same build).
 # Writes at most 8 files to $OUT (what the GPU machine's runner brings back).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
