@@ -11,8 +11,9 @@
  * loads those of GETRS_DEPTH steps at once before the chunk's barriers:
  * the latency of a global load is paid once a chunk, not once a step (the
  * shared-memory kernel below, which waited for one load a step, took 3.3
- * ms of a 10.5 ms FP64 solve of 16384 systems of n = 128 on one H200:
- * bench/results/h200/batched-profile-128-fp64.txt).
+ * ms of a 10.5 ms FP64 solve of 16384 systems of n = 128 on one H200, this
+ * one 1.1: bench/results/h200/batched-profile-128-fp64.txt, and its first
+ * version in git history).
  * Above it: the column in shared memory, the threads striding over it.
  * Defines: lsk_bgetrs_d, lsk_bgetrs_s */
 #include <cuda_runtime.h>
