@@ -247,6 +247,8 @@ static int x_finish(void *ctx, char *msg, size_t len)
     ec_cu_ok(c, cudaStreamSynchronize(c->p), "panel stream");
     ec_cu_ok(c, cudaStreamSynchronize(c->c), "communication stream");
     ec_cu_ok(c, cudaStreamSynchronize(c->s), "compute stream");
+    ec_ipc_release(c->irow); /* the other ranks' buffers may be freed after this */
+    ec_ipc_release(c->icol);
     ec_pf_report(c);
     if (msg && len)
         snprintf(msg, len, "%s", c->status ? c->msg : "");
@@ -266,6 +268,8 @@ static void x_destroy(void *ctx)
         cudaStreamSynchronize(c->s);
     if (c->c)
         cudaStreamSynchronize(c->c);
+    ec_ipc_destroy(c->irow);
+    ec_ipc_destroy(c->icol);
     if (c->nrow)
         ncclCommDestroy(c->nrow);
     if (c->ncol)
@@ -388,6 +392,13 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
         if (all) {
             ec_nccl_comm(c, row, &c->nrow);
             ec_nccl_comm(c, col, &c->ncol);
+            /* collective: only where every rank asks for it */
+            int ipc = ls_knob_is(LS_KNOB_DIST_CUDA_BCAST, "ipc"), every = 0;
+            MPI_Allreduce(&ipc, &every, 1, MPI_INT, MPI_MIN, grid);
+            if (every) {
+                c->irow = ec_ipc_open(c, row);
+                c->icol = ec_ipc_open(c, col);
+            }
         }
     }
     struct cudaDeviceProp prop;
@@ -397,7 +408,9 @@ int ls_dist_cuda_open(int abi, int device, MPI_Comm grid, MPI_Comm row, MPI_Comm
     }
     c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     snprintf(c->name, sizeof c->name, "cuda:%d %s, %s", device, prop.name,
-             c->use_nccl ? "nccl" : "host-staged mpi");
+             !c->use_nccl                ? "host-staged mpi"
+             : c->irow || c->icol        ? "nccl, broadcasts by copy engines (ipc)"
+                                         : "nccl");
     if (c->status) {
         int st = c->status;
         snprintf(err, errlen, "%s", c->msg);

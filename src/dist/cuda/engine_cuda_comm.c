@@ -1,11 +1,17 @@
 /* The CUDA engine's transport: NCCL on the communication stream, ordered
- * against the compute stream by events, or host-staged MPI where two ranks
- * share a GPU. */
+ * against the compute stream by events (broadcasts by the copy engines
+ * instead with LS_DIST_CUDA_BCAST=ipc: engine_cuda_ipc.c), or host-staged
+ * MPI where two ranks share a GPU. */
 #include "engine_cuda_impl.h"
 
 static ncclComm_t nccl_of(ce *c, MPI_Comm comm)
 {
     return comm == c->row ? c->nrow : comm == c->col ? c->ncol : NULL;
+}
+
+static ec_ipc *ipc_of(ce *c, MPI_Comm comm)
+{
+    return comm == c->row ? c->irow : comm == c->col ? c->icol : NULL;
 }
 
 /* The communication stream starts after what the compute stream has queued. */
@@ -68,7 +74,9 @@ int ec_bcast(void *ctx, void *buf, size_t bytes, int root, MPI_Comm comm, ls_dis
         return staged_bcast(c, buf, bytes, root, comm);
     comm_after_compute(c);
     ec_pf_mark(c, K_COMM, c->c);
-    ec_nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast");
+    ec_ipc *x = ipc_of(c, comm);
+    if (!x || !ec_ipc_bcast(c, x, buf, bytes, root))
+        ec_nc_ok(c, ncclBroadcast(buf, buf, bytes, ncclUint8, root, nc, c->c), "ncclBroadcast");
     ec_pf_mark(c, 0, c->c);
     if (c->status)
         return c->status;

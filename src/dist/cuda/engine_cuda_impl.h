@@ -30,6 +30,8 @@ typedef struct prof {
     int n, cap;
 } prof;
 
+typedef struct ec_ipc ec_ipc; /* engine_cuda_ipc.c */
+
 typedef struct ce {
     ls_dist_engine e; /* first: the table's context is this struct */
     int device, use_nccl;
@@ -41,6 +43,7 @@ typedef struct ce {
     ls_context *ls;
     MPI_Comm row, col;
     ncclComm_t nrow, ncol;
+    ec_ipc *irow, *icol; /* LS_DIST_CUDA_BCAST=ipc: broadcasts by the copy engines */
     char *pin; /* pinned staging, STAGE_CHUNK bytes */
     int *drows;
     size_t drows_cap;
@@ -93,5 +96,14 @@ int ec_alltoallv(void *ctx, ls_precision p, const void *sbuf, const int *sc, con
 int ec_reduce_sum(void *ctx, ls_precision p, void *buf, size_t count, int root, MPI_Comm comm);
 int ec_devices_distinct(MPI_Comm grid, int device);
 int ec_nccl_comm(ce *c, MPI_Comm comm, ncclComm_t *out);
+
+/* Broadcasts by the copy engines through CUDA IPC (engine_cuda_ipc.c):
+ * open is collective over comm and gives NULL where a rank cannot;
+ * ec_ipc_bcast returns 1 when queued, 0 when the ranks fall back to NCCL
+ * for this one; release closes the buffers mapped so far. */
+ec_ipc *ec_ipc_open(ce *c, MPI_Comm comm);
+int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root);
+void ec_ipc_release(ec_ipc *x);
+void ec_ipc_destroy(ec_ipc *x);
 
 #endif
