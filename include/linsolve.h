@@ -859,8 +859,9 @@ LS_API int ls_dsgesv_gpu(ls_context *ctx, int n, int nrhs, double *dA, int ldda,
  * was processed (whatever their info), -i for an illegal argument i (info
  * is then not written), or LS_E* for a library or device failure.
  * batch = 0 is a successful no-op. ctx NULL or a CPU context runs on the
- * CPU (threads over the systems); a CUDA context runs on the GPU (host
- * arrays are copied over and back); OpenCL answers LS_EUNSUPPORTED.
+ * CPU (threads over the systems); a CUDA or OpenCL context runs on its
+ * device (host arrays are copied over and back; OpenCL: one work-group a
+ * system, the whole stack in one launch).
  *
  * The layout flag tells how each matrix is stored:
  *  - LS_COL_MAJOR: element (i, j) of A at A[i + j*lda], of B at B[i + j*ldb]

@@ -266,7 +266,7 @@ static int own_check(const job *j, int in_place)
     int policy_fits = j->p.policy == LS_POLICY_AUTO ||
                       j->p.policy == (j->fmt == 'd' ? LS_POLICY_DOUBLE : LS_POLICY_SINGLE);
     return j->opt.check && !in_place && !j->b_is_out && policy_fits &&
-           (be == LS_BACKEND_CPU || be == LS_BACKEND_CUDA) &&
+           (be == LS_BACKEND_CPU || be == LS_BACKEND_CUDA || be == LS_BACKEND_OPENCL) &&
            (!strcmp(m, "auto") || !strcmp(m, "batched") || !strcmp(m, "lu"));
 }
 

@@ -185,3 +185,24 @@ def test_ctrl_c_stops_a_long_stack(rng):
         _core._stack_chunk(old)
     assert fired and stopped < 0.5 * whole, (stopped, whole)
     check(a[:50], b[:50], linsolve.solve(a[:50], b[:50]))  # the context was released
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_opencl_stack_is_one_batched_call(rng, dtype):
+    """On OpenCL a stack is the batched path too (one launch for all the
+    systems), not a loop of single solves; C and Fortran order, a singular
+    system named by its index."""
+    if not linsolve.info().backend("opencl").available:
+        pytest.skip("no OpenCL device")
+    a = well_conditioned(rng, 40, 6, 6, dtype=dtype)
+    b = rng.standard_normal((40, 6, 2)).astype(dtype)
+    for a_in in (a, np.asfortranarray(a)):
+        x, rep = linsolve.solve_ex(a_in, b, backend="opencl")
+        assert rep.path == "batched" and rep.batch == 40 and x.dtype == dtype
+        assert rep.residual <= 30
+        if dtype == np.float64:
+            check(a, b, x)
+    a[7] = 0.0
+    with pytest.raises(linsolve.SingularMatrixError) as e:
+        linsolve.solve(a, b, backend="opencl")
+    assert e.value.index == (7,)

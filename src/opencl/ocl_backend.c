@@ -97,7 +97,12 @@ static const ls_dense_role ocl_dense = {
     .getrf = ocl_getrf,
 };
 
-/* no device, mixed, batched or sparse role, no measurement requests */
+/* ls_?*_batched on host arrays: one launch for the whole stack */
+static const ls_batched_role ocl_batched_role = {
+    .run = ocl_batched,
+};
+
+/* no device, mixed or sparse role, no measurement requests */
 static const ls_backend_iface ocl_iface = {
     .name = "opencl",
     .abi = LS_PLUGIN_ABI,
@@ -108,6 +113,7 @@ static const ls_backend_iface ocl_iface = {
     .solve = ocl_solve,
     .print_info = ocl_print_info,
     .dense = &ocl_dense,
+    .batched = &ocl_batched_role,
 };
 
 /** LS_PLUGIN_ABI as this plugin was built; the core reads it first. */

@@ -25,6 +25,7 @@ typedef enum ocl_family {
     OCL_FAM_GE_LOCAL,   /* TendTo: whole system in local memory */
     OCL_FAM_GJ,         /* Quispe Ccapacca: Gauss-Jordan models 1 and 2 */
     OCL_FAM_LU,         /* LU with partial pivoting, column-major, + getrs */
+    OCL_FAM_BATCHED,    /* a stack of systems: LU and solves, a work-group each */
     OCL_FAM_COUNT_
 } ocl_family;
 
@@ -186,5 +187,9 @@ int ocl_solve_seed(ocl_ctx *c, const ls_job *job, ocl_tick *ev, ls_report *rep, 
 int ocl_solve_lu(ocl_ctx *c, const ls_job *job, ocl_tick *ev, char *err, size_t errlen);
 int ocl_getrf(void *bctx, ls_precision p, int m, int n, void *A, int lda, int *ipiv, int *info,
               char *err, size_t errlen);
+/* The batched role's run (ocl_batched.c): host stacks; device arrays are
+ * LS_EUNSUPPORTED. */
+struct ls_batched_job;
+int ocl_batched(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
 
 #endif

@@ -173,6 +173,7 @@ extern const char ls_ocl_src_image[];
 extern const char ls_ocl_src_ge_local[];
 extern const char ls_ocl_src_gj[];
 extern const char ls_ocl_src_lu[];
+extern const char ls_ocl_src_batched[];
 
 static const char *family_source(ocl_family f)
 {
@@ -191,13 +192,15 @@ static const char *family_source(ocl_family f)
         return ls_ocl_src_gj;
     case OCL_FAM_LU:
         return ls_ocl_src_lu;
+    case OCL_FAM_BATCHED:
+        return ls_ocl_src_batched;
     default:
         return NULL;
     }
 }
 
 static const char *const family_names[OCL_FAM_COUNT_] = {
-    "rowops", "ge_seed", "pingpong", "image", "ge_local", "gj", "lu"};
+    "rowops", "ge_seed", "pingpong", "image", "ge_local", "gj", "lu", "batched"};
 
 static int program_build(ocl_ctx *c, ocl_family fam, ls_precision p, cl_program *out, char *err,
                          size_t errlen)

@@ -1,6 +1,6 @@
 /*
  * Batched getrf / getrs / gesv (ls_?*_batched) against per-system LAPACK.
- *   --backend cpu|cuda   the context (cuda: exit 77 without a device)
+ *   --backend cpu|cuda|opencl   the context (cuda, opencl: exit 77 without a device)
  *   --sweep     batch {1, 7, 1000} x n {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 65,
  *               100, 128, 129, 513} x nrhs {1, 3} (and 2 for n <= 32) x
  *               FP64/FP32 x column/row-major,

@@ -107,11 +107,6 @@ static int run_host_locked(const call *c, ls_precision prec, ls_context *ctx)
         return 0;
     ls_batched_job job;
     to_job(c, prec, 0, &job);
-    if (ctx && ctx->kind == LS_BACKEND_OPENCL)
-        return LS_FAIL(err, errlen, LS_EUNSUPPORTED,
-                       "%s: batched solves are not available on the opencl backend (use cpu "
-                       "or cuda)",
-                       c->fn);
     if (ctx && ctx->iface && ctx->iface->batched)
         return ctx->iface->batched->run(ctx->bctx, &job, err, errlen);
     return ls_cpu_batched(&job, err, errlen);
@@ -126,7 +121,7 @@ static int run_device_locked(const call *c, ls_precision prec, ls_context *ctx)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNAVAIL,
                        "%s: the device API needs the CUDA backend; this context runs on the %s",
                        c->fn, ctx->iface ? "cpu" : "backend that did not open");
-    if (!ctx->iface->batched)
+    if (!ctx->iface->batched || !ctx->iface->device)
         return LS_FAIL(ctx->error, sizeof ctx->error, LS_EUNSUPPORTED,
                        "%s: batched solves on device memory are not available on the %s "
                        "backend: they need the CUDA backend",

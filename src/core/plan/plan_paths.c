@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "core/plan/plan.h"
 
 /* The reason, written only when the caller asked for it (why not NULL):
@@ -87,7 +88,7 @@ static int fits_batched(const ls_plan *pl, char *why, size_t len)
         SAY("batched runs LU with partial pivoting only");
         return 0;
     }
-    if (b != LS_BACKEND_CPU && b != LS_BACKEND_CUDA) {
+    if (b != LS_BACKEND_CPU && !(pl->ctx && pl->ctx->iface && pl->ctx->iface->batched)) {
         SAY("no batched kernels on %s", ls_backend_name(b));
         return 0;
     }

@@ -37,6 +37,22 @@ void ls_group_argmax(REAL bv, int br, __local REAL *best, __local int *best_row)
     }
 }
 
+/* The sum of every work-item's v, returned to all (red: one entry per
+ * work-item; the local size is a power of two). Barriers inside, and the
+ * caller must pass a barrier before the next call overwrites red[0]. */
+REAL ls_group_sum(REAL v, __local REAL *red)
+{
+    const int t = (int)get_local_id(0), L = (int)get_local_size(0);
+    red[t] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (t < h)
+            red[t] += red[t + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return red[0];
+}
+
 /* The end of a one-group pivot kernel for step k: the arg-max above, then
  * work-item 0 records piv[k] and, for an exactly zero pivot, info = k + 1
  * once (LAPACK). Barriers inside: every work-item must call it. */
