@@ -30,8 +30,9 @@ extern "C" {
  * choices in the mixed problem; 7: the sparse slots; 8: the fused check slot;
  * 9: a core of six slots plus the role tables (dense, device, mixed,
  * batched, sparse) instead of one flat table; 10: no perf slot (the
- * measurement requests moved to their own plugin, core/perf/perf_plugin.h) */
-#define LS_PLUGIN_ABI 10
+ * measurement requests moved to their own plugin, core/perf/perf_plugin.h);
+ * 11: the batched role's max_n */
+#define LS_PLUGIN_ABI 11
 
 struct ls_mixed_problem; /* algo/mixed.h */
 struct ls_mixed_ops;
@@ -157,6 +158,10 @@ typedef struct ls_mixed_role {
  * on the CPU fallback, device arrays are LS_EUNSUPPORTED. */
 typedef struct ls_batched_role {
     int (*run)(void *bctx, const struct ls_batched_job *job, char *err, size_t errlen);
+    /* the planner's hint: above this order a loop of the backend's single
+     * solves is faster than its batched kernels, and "auto" takes it (the
+     * batched routines themselves still run any n); 0: no limit */
+    int max_n;
 } ls_batched_role;
 
 /* Sparse solves on the device. Each part is optional: the Krylov pair

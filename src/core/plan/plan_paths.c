@@ -88,8 +88,15 @@ static int fits_batched(const ls_plan *pl, char *why, size_t len)
         SAY("batched runs LU with partial pivoting only");
         return 0;
     }
-    if (b != LS_BACKEND_CPU && !(pl->ctx && pl->ctx->iface && pl->ctx->iface->batched)) {
+    const ls_batched_role *role = pl->ctx && pl->ctx->iface ? pl->ctx->iface->batched : NULL;
+    if (b != LS_BACKEND_CPU && !role) {
         SAY("no batched kernels on %s", ls_backend_name(b));
+        return 0;
+    }
+    /* asked for by name, it runs at any order */
+    if (role && role->max_n && pl->p->n > role->max_n && strcmp(pl->method, "batched") != 0) {
+        SAY("above n = %d a loop of single solves on %s is faster than its batched kernels",
+            role->max_n, ls_backend_name(b));
         return 0;
     }
     if (pl->p->dtype == LS_FLOAT64 ? pl->prec != LS_DOUBLE : pl->prec != LS_SINGLE) {
