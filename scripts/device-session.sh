@@ -206,7 +206,7 @@ if want opencl_nvidia || want opencl_bench; then
   say "opencl: NVIDIA device index ${LS_OPENCL_DEVICE:-not found}"
 fi
 if want opencl_nvidia; then
-  run opencl_nvidia 100 "$O" ctest --test-dir "$BUILD" -R '^opencl_' -V -j2 --timeout 95
+  run opencl_nvidia 100 "$O" ctest --test-dir "$BUILD" -R '^(opencl_|batched_opencl)' -V -j2 --timeout 95
   grep -E "OpenCL device:|tests passed|\(Failed\)|Passed +[0-9.]+ sec" "$O" | sort -u | tail -10 |
     tee -a "$SUM"
 fi
