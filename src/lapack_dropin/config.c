@@ -11,9 +11,14 @@
  *
  * fork(): the handlers below take every lock this library owns, in one
  * order (creation, the GPU run locks, the CPU list, each thread's CPU run
- * lock), and release them in parent and child. A fork therefore waits for
- * the calls in progress to end, and the child never inherits a lock, or a
- * context's own lock, held by a thread that does not exist there. A child
+ * lock, then the system path's guard), and release them in parent and
+ * child. A fork therefore waits for the calls in progress to end, and the
+ * child never inherits a lock, or a context's own lock, held by a thread
+ * that does not exist there. The system path runs the process's other
+ * LAPACK, whose own locks (OpenBLAS's buffer allocator) a child forked
+ * during a call would inherit held and wait on for ever (4 children in
+ * 2400 forks of tests/lapack_dropin/fork_busy.c hung so, none since): a
+ * fork waits for those calls to end too (system_gate). A child
  * does not touch a GPU context its parent created (CUDA cannot be used
  * across fork): it takes the system path instead. The CPU contexts of the
  * other threads are dropped from the child's list (their threads are not
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/knobs.h"
@@ -354,6 +360,31 @@ void lsl_note_cpu_lu(void)
  * then OpenCL), cpu_list_lock, the CPU run locks in list order. No path
  * takes an earlier lock while holding a later one: a call holds only its
  * own run lock while it runs, creation and thread exit only cpu_list_lock. */
+/* The system path's guard: a call starts through the gate and is counted
+ * (the outermost on a thread); a fork closes the gate and waits for the
+ * count to drain, so a stream of calls cannot hold it off. A mutex and a
+ * counter, not a rwlock: the child releases what the parent's thread took,
+ * and glibc's rwlock, which keys its writer on the thread id, takes that
+ * unlock, under the child's new id, for a reader's and is left locked. */
+static pthread_mutex_t system_gate = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int system_calls;
+static _Thread_local int in_system;
+
+void lsl_system_enter(void)
+{
+    if (in_system++ == 0) {
+        pthread_mutex_lock(&system_gate);
+        atomic_fetch_add(&system_calls, 1);
+        pthread_mutex_unlock(&system_gate);
+    }
+}
+
+void lsl_system_leave(void)
+{
+    if (--in_system == 0)
+        atomic_fetch_sub(&system_calls, 1);
+}
+
 static void before_fork(void)
 {
     pthread_mutex_lock(&create_lock);
@@ -362,10 +393,16 @@ static void before_fork(void)
     pthread_mutex_lock(&cpu_list_lock);
     for (cpu_slot *c = cpu_list; c; c = c->next)
         pthread_mutex_lock(&c->run);
+    /* last: a routed call (holding a run lock above) may call the system
+     * LAPACK inside it; with every run lock held none is in progress */
+    pthread_mutex_lock(&system_gate);
+    while (atomic_load(&system_calls) > 0)
+        nanosleep(&(struct timespec){0, 20000}, NULL);
 }
 
 static void unlock_all(void)
 {
+    pthread_mutex_unlock(&system_gate);
     for (cpu_slot *c = cpu_list; c; c = c->next)
         pthread_mutex_unlock(&c->run);
     pthread_mutex_unlock(&cpu_list_lock);

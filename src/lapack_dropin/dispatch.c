@@ -98,6 +98,7 @@ static int run_system(lsl_args *x)
     void *f = lsl_system_routine(x->op, x->prec);
     if (!f)
         return 0;
+    lsl_system_enter();
     switch (x->op) {
     case LSL_GESV:
         ((gesv_fn)f)(&x->n, &x->nrhs, x->a, &x->lda, x->ipiv, x->b, &x->ldb, x->info);
@@ -109,6 +110,7 @@ static int run_system(lsl_args *x)
         ((getrs_fn)f)(&x->trans, &x->n, &x->nrhs, x->a, &x->lda, x->ipiv, x->b, &x->ldb,
                       x->info, 1);
     }
+    lsl_system_leave();
     return 1;
 }
 

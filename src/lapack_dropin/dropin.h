@@ -82,6 +82,11 @@ const char *lsl_path_name(lsl_path p);
 /* system.c: the shadowed LAPACK's routine for (op, prec), never one of
  * ours; NULL if the process has no other LAPACK. */
 void *lsl_system_routine(lsl_op op, ls_precision prec);
+/* config.c: around a call into the system LAPACK, so that fork() waits for
+ * it (a child forked inside one inherits the LAPACK's own locks held);
+ * nested calls on one thread enter once. */
+void lsl_system_enter(void);
+void lsl_system_leave(void);
 /* LAPACK's error report: the process's xerbla_ (the program's own if it has
  * one, as LAPACK would call), else one line on stderr. */
 void lsl_xerbla(const char *routine, int position);
