@@ -209,12 +209,12 @@ def test_opencl_stack_is_one_batched_call(rng, dtype):
 
 
 def test_opencl_large_orders_go_system_by_system(rng):
-    """Above the OpenCL batched kernels' n = 128 auto solves a stack with
+    """Above the OpenCL batched kernels' n = 384 auto solves a stack with
     the single-system LU, faster there; naming "batched" still takes them."""
     if not linsolve.info().backend("opencl").available:
         pytest.skip("no OpenCL device")
-    a = well_conditioned(rng, 3, 129, 129)
-    b = rng.standard_normal((3, 129, 1))
+    a = well_conditioned(rng, 2, 385, 385)
+    b = rng.standard_normal((2, 385, 1))
     for method, path in (("auto", "stack-loop"), ("batched", "batched")):
         x, rep = linsolve.solve_ex(a, b, backend="opencl", method=method)
         assert rep.path == path and rep.residual <= 30

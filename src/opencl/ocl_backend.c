@@ -98,13 +98,13 @@ static const ls_dense_role ocl_dense = {
 };
 
 /* ls_?*_batched on host arrays: one launch for the whole stack. A
- * work-group a system: above n = 128 the single-system LU, whose steps
- * spread over the device, beat it on PoCL even with 50 systems (n = 256,
- * 16 systems: 0.16 s system by system, 0.24 s batched), and the planner
- * goes system by system there. */
+ * work-group a system: on PoCL (bench/results/cpu/stack-paths.csv and the
+ * crossover rows in bench/results/README.md) it is 1.5x the single-system
+ * LU at n = 256, even at 448 and 0.8x at 513, whose steps spread over the
+ * device; above max_n the planner goes system by system. */
 static const ls_batched_role ocl_batched_role = {
     .run = ocl_batched,
-    .max_n = 128,
+    .max_n = 384,
 };
 
 /* no device, mixed or sparse role, no measurement requests */
