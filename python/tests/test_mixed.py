@@ -48,3 +48,15 @@ def test_singular_stack_names_the_system(rng):
 def test_bad_precision_names_the_choices():
     with pytest.raises(ValueError, match="mixed"):
         linsolve.solve(np.eye(2), np.ones(2), precision="quad")
+
+
+def test_mixed_on_opencl_says_it_ran_on_the_cpu(rng):
+    """OpenCL has no mixed-precision kernels: ls_dsgesv runs on the CPU, and
+    the report, which names the OpenCL device, says so in its reason."""
+    if not linsolve.info().backend("opencl").available:
+        pytest.skip("no OpenCL device")
+    a = rng.standard_normal((40, 40)) + 8 * np.eye(40)
+    b = rng.standard_normal(40)
+    x, rep = linsolve.solve_ex(a, b, backend="opencl", precision="mixed")
+    assert rep.path == "mixed" and "on the CPU" in rep.why and rep.residual <= 30
+    np.testing.assert_allclose(a @ x, b, atol=1e-10)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "core/plan/plan.h"
 #include "core/util.h"
 
@@ -176,6 +177,13 @@ static int mixed_host(ls_plan *pl, const ls_mixed_opts *mo)
 {
     ls_problem *p = pl->p;
     size_t n = (size_t)p->n, k = (size_t)p->nrhs;
+    /* ls_dsgesv runs on the CPU where the backend has no mixed kernels:
+     * the report, which names the context's device, says so */
+    const ls_backend_iface *f = pl->ctx ? pl->ctx->iface : NULL;
+    ls_backend_kind kind = ls_context_backend(pl->ctx);
+    if (kind != LS_BACKEND_CPU && !(f && f->mixed && f->device))
+        ls_plan_more(pl, "on the CPU: the %s backend has no mixed-precision kernels",
+                     ls_backend_name(kind));
     long long count = p->shape == LS_SHAPE_STACK ? p->batch : 1;
     double *a = ls_malloc(sizeof(double) * n * n);
     double *b = ls_malloc(sizeof(double) * n * k * 2);
