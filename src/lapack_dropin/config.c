@@ -357,24 +357,31 @@ void lsl_note_cpu_lu(void)
 }
 
 /* Lock order, here and everywhere: create_lock, the GPU run locks (CUDA,
- * then OpenCL), cpu_list_lock, the CPU run locks in list order. No path
+ * then OpenCL), cpu_list_lock, the CPU run locks in list order, then (fork
+ * only) system_gate. No path
  * takes an earlier lock while holding a later one: a call holds only its
  * own run lock while it runs, creation and thread exit only cpu_list_lock. */
-/* The system path's guard: a call starts through the gate and is counted
- * (the outermost on a thread); a fork closes the gate and waits for the
- * count to drain, so a stream of calls cannot hold it off. A mutex and a
- * counter, not a rwlock: the child releases what the parent's thread took,
- * and glibc's rwlock, which keys its writer on the thread id, takes that
- * unlock, under the child's new id, for a reader's and is left locked. */
+/* The system path's guard: a call (the outermost on a thread) is counted;
+ * a fork raises the flag, holding the gate, and waits for the count to
+ * drain, and a call that finds the flag up waits at the gate, so a stream
+ * of calls cannot hold a fork off. No lock on a call's way in: the count
+ * goes up before the flag is read (both sequentially consistent), so a
+ * fork that raised it first sees the call, and one that raises it later
+ * waits for it. A mutex, a flag and a counter, not a rwlock: the child
+ * releases what the parent's thread took, and glibc's rwlock, which keys
+ * its writer on the thread id, takes that unlock, under the child's new
+ * id, for a reader's and is left locked. */
 static pthread_mutex_t system_gate = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int system_calls;
+static atomic_int system_calls, system_forking;
 static _Thread_local int in_system;
 
 void lsl_system_enter(void)
 {
-    if (in_system++ == 0) {
-        pthread_mutex_lock(&system_gate);
-        atomic_fetch_add(&system_calls, 1);
+    if (in_system++ != 0)
+        return;
+    while (atomic_fetch_add(&system_calls, 1), atomic_load(&system_forking)) {
+        atomic_fetch_sub(&system_calls, 1);
+        pthread_mutex_lock(&system_gate); /* held by the fork until it is done */
         pthread_mutex_unlock(&system_gate);
     }
 }
@@ -396,12 +403,14 @@ static void before_fork(void)
     /* last: a routed call (holding a run lock above) may call the system
      * LAPACK inside it; with every run lock held none is in progress */
     pthread_mutex_lock(&system_gate);
+    atomic_store(&system_forking, 1);
     while (atomic_load(&system_calls) > 0)
         nanosleep(&(struct timespec){0, 20000}, NULL);
 }
 
 static void unlock_all(void)
 {
+    atomic_store(&system_forking, 0);
     pthread_mutex_unlock(&system_gate);
     for (cpu_slot *c = cpu_list; c; c = c->next)
         pthread_mutex_unlock(&c->run);
@@ -418,6 +427,9 @@ static void after_fork_parent(void)
 
 static void after_fork_child(void)
 {
+    /* a call that counted itself, saw the flag and would have backed out
+     * is not here: none of the child's own is in progress */
+    atomic_store(&system_calls, 0);
     for (lsl_path p = LSL_PATH_CUDA; p <= LSL_PATH_OPENCL; p++)
         if (atomic_load(&slots[p].state) == CTX_READY) {
             atomic_store(&slots[p].state, CTX_FAILED);

@@ -48,6 +48,22 @@ static int chunk_of(const ocl_ctx *c, const ls_batched_job *j, size_t es, size_t
     return (int)chunk;
 }
 
+/* The arguments both kernels open with: the stack of A and its strides,
+ * and the order. */
+static int stack_args(cl_kernel k, cl_mem dA, const ls_batched_job *j, char *err, size_t errlen)
+{
+    int st = 0;
+    const cl_long sA = j->strideA, ars = j->a_rs, acs = j->a_cs;
+    const cl_int n = j->n;
+    CL_ARG(k, 0, dA);
+    CL_ARG(k, 1, sA);
+    CL_ARG(k, 2, ars);
+    CL_ARG(k, 3, acs);
+    CL_ARG(k, 4, n);
+done:
+    return st;
+}
+
 int ocl_batched(void *bctx, const ls_batched_job *j, char *err, size_t errlen)
 {
     ocl_ctx *c = bctx;
@@ -86,26 +102,17 @@ int ocl_batched(void *bctx, const ls_batched_job *j, char *err, size_t errlen)
     LS_CHECK(ocl_buffer(c, (size_t)chunk * (size_t)n * sizeof(cl_int), &dpiv, "the pivots", err,
                         errlen));
     LS_CHECK(ocl_buffer(c, (size_t)chunk * sizeof(cl_int), &dinfo, "info", err, errlen));
-    const cl_long sA = j->strideA, ars = j->a_rs, acs = j->a_cs;
     const cl_long sB = j->strideB, brs = j->b_rs, bcs = j->b_cs;
     const cl_int trans = j->trans != 'N', skip = j->op == LS_BATCHED_GESV, nrhs = j->nrhs;
     if (factor) {
-        CL_ARG(kf, 0, dA);
-        CL_ARG(kf, 1, sA);
-        CL_ARG(kf, 2, ars);
-        CL_ARG(kf, 3, acs);
-        CL_ARG(kf, 4, n);
+        LS_CHECK(stack_args(kf, dA, j, err, errlen));
         CL_ARG(kf, 5, dpiv);
         CL_ARG(kf, 6, dinfo);
         CL_LOCAL_ARG(kf, 7, Lf * es);
         CL_LOCAL_ARG(kf, 8, Lf * sizeof(cl_int));
     }
     if (solve) {
-        CL_ARG(ks, 0, dA);
-        CL_ARG(ks, 1, sA);
-        CL_ARG(ks, 2, ars);
-        CL_ARG(ks, 3, acs);
-        CL_ARG(ks, 4, n);
+        LS_CHECK(stack_args(ks, dA, j, err, errlen));
         CL_ARG(ks, 5, nrhs);
         CL_ARG(ks, 6, dpiv);
         CL_ARG(ks, 7, dB);

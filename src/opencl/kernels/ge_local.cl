@@ -68,15 +68,9 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
             REAL s = (REAL)0;
             for (int j = i + 1 + lid; j < n; j += L)
                 s += lm[i * w + j] * lm[j * w + n + c];
-            best[lid] = s;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int h = L / 2; h > 0; h >>= 1) {
-                if (lid < h)
-                    best[lid] += best[lid + h];
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
+            const REAL sum = ls_group_sum(s, best);
             if (lid == 0)
-                lm[i * w + n + c] = (lm[i * w + n + c] - best[0]) / lm[i * w + i];
+                lm[i * w + n + c] = (lm[i * w + n + c] - sum) / lm[i * w + i];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         for (int i = lid; i < n && zero_at == 0; i += L)

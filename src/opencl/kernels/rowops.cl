@@ -66,15 +66,9 @@ __kernel void back_substitute(__global const REAL *M0, __global const REAL *M1, 
         REAL s = (REAL)0;
         for (int j = i + 1 + lid; j < n; j += L)
             s += row[j] * x[j];
-        partial[lid] = s;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int h = L / 2; h > 0; h >>= 1) {
-            if (lid < h)
-                partial[lid] += partial[lid + h];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        const REAL sum = ls_group_sum(s, partial);
         if (lid == 0)
-            x[i] = (row[n + c] - partial[0]) / row[i];
+            x[i] = (row[n + c] - sum) / row[i];
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
 }
