@@ -250,6 +250,10 @@ static int x_finish(void *ctx, char *msg, size_t len)
     ec_ipc_release(c->irow); /* the other ranks' buffers may be freed after this */
     ec_ipc_release(c->icol);
     ec_pf_report(c);
+    if (c->pf) {
+        ec_ipc_report(c->irow, c->device);
+        ec_ipc_report(c->icol, c->device);
+    }
     if (msg && len)
         snprintf(msg, len, "%s", c->status ? c->msg : "");
     int st = c->status;

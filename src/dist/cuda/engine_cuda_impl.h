@@ -105,5 +105,7 @@ ec_ipc *ec_ipc_open(ce *c, MPI_Comm comm);
 int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root);
 void ec_ipc_release(ec_ipc *x);
 void ec_ipc_destroy(ec_ipc *x);
+/* LS_DIST_CUDA_PROFILE: the host's time in mapping and in MPI, since the last report */
+void ec_ipc_report(ec_ipc *x, int device);
 
 #endif

@@ -32,6 +32,7 @@
 #include "engine_cuda_impl.h"
 
 #include <cuda.h>
+#include <time.h>
 
 #define MAP_CACHE 8
 
@@ -53,7 +54,18 @@ struct ec_ipc {
     address_range_fn range;
     mapping map[MAP_CACHE];
     int nmap;
+    /* host seconds, for LS_DIST_CUDA_PROFILE's report: mapping and
+     * unmapping buffers, and waiting in the two MPI collectives */
+    double t_map, t_unmap, t_mpi;
+    int nbcast, nopen;
 };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 typedef struct {
     cudaIpcMemHandle_t h;
@@ -90,9 +102,11 @@ void ec_ipc_release(ec_ipc *x)
 {
     if (!x)
         return;
+    const double t0 = now();
     for (int i = 0; i < x->nmap; ++i)
         cudaIpcCloseMemHandle(x->map[i].base);
     x->nmap = 0;
+    x->t_unmap += now() - t0;
     (void)cudaGetLastError();
 }
 
@@ -173,7 +187,11 @@ static char *import_buffer(ce *c, ec_ipc *x, const cudaIpcMemHandle_t *h)
         ec_ipc_release(x);
     }
     void *p = NULL;
-    if (cudaIpcOpenMemHandle(&p, *h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    const double t0 = now();
+    const cudaError_t e = cudaIpcOpenMemHandle(&p, *h, cudaIpcMemLazyEnablePeerAccess);
+    x->t_map += now() - t0;
+    x->nopen++;
+    if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return NULL;
     }
@@ -193,7 +211,10 @@ int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root)
         t.ok = c->status == 0 && export_buffer(x, buf, &t) &&
                ec_cu_ok(c, cudaEventRecord(x->ready, c->c), "cudaEventRecord (ipc ready)");
     }
+    double t0 = now();
     MPI_Bcast(&t, (int)sizeof t, MPI_BYTE, root, x->comm);
+    x->t_mpi += now() - t0;
+    x->nbcast++;
     int ok = t.ok;
     if (x->me != root && ok) {
         char *base = c->status ? NULL : import_buffer(c, x, &t.h);
@@ -204,11 +225,25 @@ int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root)
              ec_cu_ok(c, cudaEventRecord(x->done, c->c), "cudaEventRecord (ipc done)");
     }
     int all = 0;
+    t0 = now();
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, x->comm);
+    x->t_mpi += now() - t0;
     if (all && x->me == root)
         for (int q = 0; q < x->n; ++q)
             if (q != root)
                 ec_cu_ok(c, cudaStreamWaitEvent(c->c, x->peer_done[q], 0),
                          "cudaStreamWaitEvent (ipc done)");
     return all;
+}
+
+void ec_ipc_report(ec_ipc *x, int device)
+{
+    if (!x || !x->nbcast)
+        return;
+    fprintf(stderr,
+            "ls_dist_cuda ipc (cuda:%d): %d broadcasts, %d buffers mapped in %.4f s, unmapped in "
+            "%.4f s, MPI collectives %.4f s (host)\n",
+            device, x->nbcast, x->nopen, x->t_map, x->t_unmap, x->t_mpi);
+    x->t_map = x->t_unmap = x->t_mpi = 0;
+    x->nbcast = x->nopen = 0;
 }
