@@ -127,9 +127,10 @@
       "copies directly")                                                                        \
     X(DEBUG, BOOL, BEHAVIOUR, LIVE, "cli, bench", 0, 0, 1, "",                                  \
       "messages keep where in the source each reason was found (file:line); --verbose sets it") \
-    X(DIST_CUDA_BCAST, CHOICE, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 0, "nccl|ipc",         \
-      "broadcasts of the distributed CUDA engine between GPUs of one host: NCCL's kernels, or " \
-      "ipc: copied by the copy engines through CUDA IPC, no SM taken from the update")          \
+    X(DIST_CUDA_BCAST, CHOICE, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 0, "ipc|nccl",         \
+      "broadcasts of the distributed CUDA engine between GPUs of one host: ipc, copied by the " \
+      "copy engines through CUDA IPC (no SM taken from the update), or NCCL's kernels; ranks " \
+      "on several hosts use NCCL")                                                              \
     X(DIST_CUDA_PANEL, CHOICE, TUNING, ONCE, "dist (CUDA engine)", 0, 0, 0, "ours|cusolver",    \
       "panel factorization of the distributed LU's CUDA engine: ours, or cuSOLVER's getrf")    \
     X(DIST_CUDA_PANEL_PRIORITY, BOOL, TUNING, ONCE, "dist (CUDA engine)", 1, 0, 1, "",         \

@@ -1,7 +1,7 @@
 /* The CUDA engine's transport: NCCL on the communication stream, ordered
- * against the compute stream by events (broadcasts by the copy engines
- * instead with LS_DIST_CUDA_BCAST=ipc: engine_cuda_ipc.c), or host-staged
- * MPI where two ranks share a GPU. */
+ * against the compute stream by events (broadcasts between GPUs of one host
+ * by the copy engines instead, unless LS_DIST_CUDA_BCAST=nccl:
+ * engine_cuda_ipc.c), or host-staged MPI where two ranks share a GPU. */
 #include "engine_cuda_impl.h"
 
 static ncclComm_t nccl_of(ce *c, MPI_Comm comm)

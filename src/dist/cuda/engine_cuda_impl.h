@@ -43,7 +43,7 @@ typedef struct ce {
     ls_context *ls;
     MPI_Comm row, col;
     ncclComm_t nrow, ncol;
-    ec_ipc *irow, *icol; /* LS_DIST_CUDA_BCAST=ipc: broadcasts by the copy engines */
+    ec_ipc *irow, *icol; /* broadcasts by the copy engines (NULL: LS_DIST_CUDA_BCAST=nccl, several hosts) */
     char *pin; /* pinned staging, STAGE_CHUNK bytes */
     int *drows;
     size_t drows_cap;

@@ -1,4 +1,5 @@
-/* A broadcast by the copy engines (LS_DIST_CUDA_BCAST=ipc): the other ranks
+/* A broadcast by the copy engines (the default between GPUs of one host;
+ * LS_DIST_CUDA_BCAST=nccl keeps NCCL's): the other ranks
  * of the communicator pull the root's buffer through CUDA IPC with
  * cudaMemcpyAsync, instead of NCCL's kernels.
  *
@@ -23,8 +24,9 @@
  * other side waits on it, so a wait always sees the record it means (an IPC
  * event's wait takes its latest record). Where a rank cannot (memory not
  * from cudaMalloc, no peer access), step 3 says so and every rank falls
- * back to NCCL for that broadcast: a receiver that already copied gets the
- * same bytes twice.
+ * back to NCCL for that broadcast and the rest of the engine's life: a
+ * receiver that already copied gets the same bytes twice. Ranks on several
+ * hosts never open it (ec_ipc_open).
  *
  * The cost: two small MPI collectives a broadcast, and the ranks' host
  * threads meet at each one (NCCL's do not); the mappings are closed by
@@ -54,6 +56,7 @@ struct ec_ipc {
     address_range_fn range;
     mapping map[MAP_CACHE];
     int nmap;
+    int off; /* a broadcast fell back to NCCL: so do the rest (every rank agreed) */
     /* host seconds, for LS_DIST_CUDA_PROFILE's report: mapping and
      * unmapping buffers, and waiting in the two MPI collectives */
     double t_map, t_unmap, t_mpi;
@@ -118,6 +121,17 @@ ec_ipc *ec_ipc_open(ce *c, MPI_Comm comm)
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &me);
     if (n < 2)
+        return NULL;
+    /* CUDA IPC maps memory of this host's GPUs only: ranks on several hosts
+     * keep NCCL (every rank sees the same split, so all return NULL) */
+    MPI_Comm host;
+    int on_host = 0;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_size(host, &on_host);
+    MPI_Comm_free(&host);
+    int all_here = 0;
+    MPI_Allreduce(&on_host, &all_here, 1, MPI_INT, MPI_MIN, comm);
+    if (all_here != n)
         return NULL;
     ec_ipc *x = calloc(1, sizeof *x);
     cudaIpcEventHandle_t mine[2]; /* ready, done */
@@ -205,6 +219,8 @@ static char *import_buffer(ce *c, ec_ipc *x, const cudaIpcMemHandle_t *h)
  * NCCL for this one. */
 int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root)
 {
+    if (x->off)
+        return 0;
     token t;
     memset(&t, 0, sizeof t);
     if (x->me == root) {
@@ -228,6 +244,7 @@ int ec_ipc_bcast(ce *c, ec_ipc *x, void *buf, size_t bytes, int root)
     t0 = now();
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, x->comm);
     x->t_mpi += now() - t0;
+    x->off = !all; /* same on every rank: no further attempts (and costs) */
     if (all && x->me == root)
         for (int q = 0; q < x->n; ++q)
             if (q != root)
