@@ -31,7 +31,11 @@
  * FP64 15.2 / 41.4 / 147 ms at n = 4096 / 8192 / 16384), so TF32 GEMMs
  * shorten it little, while TF32 factors need 18-30 GMRES-IR steps where
  * FP32 needs 2-4 IR steps. LS_CUDA_MIXED_TF32_MIN_N=N makes auto pick TF32
- * from order N on (to measure where, if anywhere, it pays). */
+ * from order N on (to measure where, if anywhere, it pays). On the H200
+ * (bench/results/h200/checks/mixed-factor-choices.txt) TF32 with partial
+ * pivoting beat the FP64 butterfly only at cond 1e2 (1.76x cuSOLVER at
+ * 32768) and fell back to FP64 at 1e6, 1e10 and on normal matrices
+ * (0.40-0.55x): auto cannot see the condition, so it keeps FP64 there. */
 /* auto picks the butterfly transform and FP64 factors without interchanges
  * from the tuning row's rbt_min_n (common/tuning.h, with its measurements;
  * LS_CUDA_MIXED_RBT_MIN_N overrides; its documented default is the sm_90
