@@ -20,6 +20,13 @@
  *      (map_shared_rank to the block's own rank), __syncthreads, local read
  *   5  a cluster of two blocks: block 1 writes into block 0's shared memory
  *      through the window, split cluster barrier, block 0 reads locally
+ *   6 F the small-n LU's step (a cluster of one block of 512 threads): a
+ *      struct published in shared memory is copied, a word a thread in turn,
+ *      into a second one, __syncthreads, every thread reads a field of the
+ *      copy. F's bits add what the kernel does before it: 1 the first 64
+ *      threads meet at named barrier 1, then __syncthreads; 2 the split
+ *      cluster barrier (arrive, wait) just before the copy; 4 the copy
+ *      reads the published struct through the cluster's window (own rank)
  * Each prints the value read and whether it is the one written. */
 #include <cooperative_groups.h>
 #include <cstdio>
@@ -90,18 +97,49 @@ __global__ void __cluster_dims__(2, 1, 1) k_cluster2(int *out)
     cl.sync(); /* block 0 done reading before block 1 may exit */
 }
 
+struct pub_t {
+    int cnt, zero, src[2048], dst[2048];
+};
+
+__global__ void __cluster_dims__(1, 1, 1) k_step(int flags, int *out)
+{
+    cg::cluster_group cl = cg::this_cluster();
+    __shared__ pub_t pub, loc;
+    const int t = threadIdx.x, nt = blockDim.x, words = (int)(sizeof(pub_t) / sizeof(int));
+    for (int e = t; e < words; e += nt)
+        ((int *)&pub)[e] = e == 1 ? 7 : e;
+    __syncthreads();
+    if (flags & 1) {
+        if (t < 64)
+            named_bar(1, 64);
+        __syncthreads();
+    }
+    if (flags & 2) {
+        cl_arrive();
+        cl_wait();
+    }
+    const int *rp = (flags & 4) ? (const int *)cl.map_shared_rank(&pub, 0) : (const int *)&pub;
+    for (int e = t; e < words; e += nt)
+        ((int *)&loc)[e] = rp[e];
+    __syncthreads();
+    out[t] = loc.zero == 7 && loc.src[(t * 7) % 2048] == 2 + (t * 7) % 2048;
+}
+
 int main(int argc, char **argv)
 {
-    const int mode = argc > 1 ? atoi(argv[1]) : 0, nt = 256;
-    int *out, h[2 * 256], ok = 1, used = 0;
+    const int mode = argc > 1 ? atoi(argv[1]) : 0, nt = mode == 6 ? 512 : 256;
+    const int flags = argc > 2 ? atoi(argv[2]) : 0;
+    int *out, h[2 * 512], ok = 1, used = 0;
     cudaMalloc(&out, sizeof h);
     cudaMemset(out, 0, sizeof h);
     if (mode <= 2)
         k_plain<<<1, nt>>>(mode, out);
     else if (mode <= 4)
         k_cluster1<<<1, nt>>>(mode, out);
-    else
+    else if (mode == 5)
         k_cluster2<<<2, nt>>>(out);
+    else
+        k_step<<<1, nt>>>(flags, out);
     cudaError_t e = cudaDeviceSynchronize();
     cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
     /* which entries of out the case wrote: [nt, 2 nt) for the
@@ -115,6 +153,8 @@ int main(int argc, char **argv)
             used++;
         }
     }
+    if (mode == 6)
+        printf("flags %d: ", flags);
     printf("case %d: %s, %d values read, %s\n", mode, cudaGetErrorString(e), used,
            ok ? "all as written" : "SOME WRONG");
     cudaFree(out);

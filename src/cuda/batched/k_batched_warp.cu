@@ -43,6 +43,13 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
 {
     constexpr int V = 16 / (int)sizeof(T);                /* elements a 16-byte piece */
     constexpr bool SM = NP >= SMEM_FROM_NP;
+    /* STREAM: the update reads the pivot row back from shared memory a
+     * 16-byte piece at a time instead of holding it whole in registers
+     * (LEN fewer a lane: FP64 n = 16 98 -> 72, FP32 n = 32 88 -> 79; more
+     * blocks an SM). H200, batch 10^5: FP64 n = 16 0.278 -> 0.245 ms, FP32
+     * n = 32 0.788 -> 0.745, but FP64 n = 32 1.333 -> 2.079 (its loads wait
+     * one by one inside the update), so not there. */
+    constexpr bool STREAM = SM && !(sizeof(T) == 8 && NP >= 32);
     constexpr int SEGS = WARP_THREADS / NP;               /* matrices a block */
     constexpr int LEN = (NP + RB + V - 1) / V * V;        /* a row buffer: row, then B */
     __shared__ __align__(16) T s_row[SM ? 2 * SEGS * LEN : V]; /* two: one sync a step */
@@ -86,10 +93,12 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
         const bool cand = r < n && pos >= k;
         const int pl = lsk_pivot_lane<T, NP>(a[k], cand, pos, k, seg);
         const int pp = __shfl_sync(LSK_FULL_MASK, pos, pl, NP);
-        T u[LEN]; /* the pivot row from column k (B after NP) */
+        /* the pivot row from column k (B after NP): by shuffles below NP = 8,
+         * else through shared memory (STREAM: see above) */
+        T *buf = s_row + (SM ? ((k & 1) * SEGS + (int)threadIdx.x / NP) * LEN : 0);
+        T u[STREAM ? 1 : LEN];
+        T piv;
         if (SM) {
-            T *buf = s_row + ((k & 1) * SEGS + (int)threadIdx.x / NP) * LEN;
-            const int j0 = k / V * V;
             if (r == pl) {
 #pragma unroll
                 for (int j = k; j < NP; j++)
@@ -99,9 +108,14 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
                     buf[NP + c] = b[c];
             }
             __syncwarp();
+            if (STREAM) {
+                piv = buf[k];
+            } else {
 #pragma unroll
-            for (int j = j0; j < LEN; j += V)
-                lsk_ld16(buf + j, u + j);
+                for (int j = k / V * V; j < LEN; j += V)
+                    lsk_ld16(buf + j, u + j);
+                piv = u[k];
+            }
         } else {
 #pragma unroll
             for (int j = k; j < NP; j++)
@@ -109,8 +123,8 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
 #pragma unroll
             for (int c = 0; c < RB; c++)
                 u[NP + c] = __shfl_sync(LSK_FULL_MASK, b[c], pl, NP);
+            piv = u[k];
         }
-        const T piv = u[k];
         if (r == k)
             my_ipiv = pp + 1;
         if (pos == k)
@@ -135,14 +149,30 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
         }
         if (below)
             a[k] = l;
+        if (STREAM) {
 #pragma unroll
-        for (int j = k + 1; j < NP; j++)
-            if (below)
-                a[j] -= l * u[j];
+            for (int j0 = (k + 1) / V * V; j0 < NP + RB; j0 += V) {
+                T v[V];
+                lsk_ld16(buf + j0, v);
 #pragma unroll
-        for (int c = 0; c < RB; c++)
-            if (below)
-                b[c] -= l * u[NP + c];
+                for (int e = 0; e < V; e++) {
+                    const int j = j0 + e;
+                    if (j > k && j < NP && below)
+                        a[j] -= l * v[e];
+                    else if (j >= NP && j < NP + RB && below)
+                        b[j - NP] -= l * v[e];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int j = k + 1; j < NP; j++)
+                if (below)
+                    a[j] -= l * u[j];
+#pragma unroll
+            for (int c = 0; c < RB; c++)
+                if (below)
+                    b[c] -= l * u[NP + c];
+        }
     }
 
     /* U X = Y: position k's lane multiplies by the reciprocal the
