@@ -45,11 +45,12 @@ k_bwarp_lu(lsk_bstack st, int nrhs)
     constexpr bool SM = NP >= SMEM_FROM_NP;
     /* STREAM: the update reads the pivot row back from shared memory a
      * 16-byte piece at a time instead of holding it whole in registers
-     * (LEN fewer a lane: FP64 n = 16 98 -> 72, FP32 n = 32 88 -> 79; more
-     * blocks an SM). H200, batch 10^5: FP64 n = 16 0.278 -> 0.245 ms, FP32
-     * n = 32 0.788 -> 0.745, but FP64 n = 32 1.333 -> 2.079 (its loads wait
-     * one by one inside the update), so not there. */
-    constexpr bool STREAM = SM && !(sizeof(T) == 8 && NP >= 32);
+     * (LEN fewer a lane: FP64 n = 16 98 -> 72, FP32 n = 32 88 -> 79, so
+     * more blocks an SM). H200, batch 10^5, ms: FP64 n = 16 0.278 -> 0.245,
+     * FP32 n = 32 0.788 -> 0.745; elsewhere no gain or a loss: FP64 n = 32
+     * 1.333 -> 2.079 (its loads wait one by one inside the update), FP32
+     * n = 8 0.041-0.043 -> 0.045-0.048, FP32 n = 16 and FP64 n = 8 flat. */
+    constexpr bool STREAM = SM && (sizeof(T) == 8 ? NP == 16 : NP == 32);
     constexpr int SEGS = WARP_THREADS / NP;               /* matrices a block */
     constexpr int LEN = (NP + RB + V - 1) / V * V;        /* a row buffer: row, then B */
     __shared__ __align__(16) T s_row[SM ? 2 * SEGS * LEN : V]; /* two: one sync a step */
