@@ -49,25 +49,27 @@ __kernel void bgetrf(__global REAL *A0, long sA, long rs, long cs, int n, __glob
         SYNC(); /* every work-item has read the pivot before the swap */
         if (t == 0)
             ipiv[k] = p + 1;
-        if (piv != (REAL)0) {
-            if (p != k)
-                for (int j = t; j < n; j += L) {
-                    REAL x = AT(A, k, j);
-                    AT(A, k, j) = AT(A, p, j);
-                    AT(A, p, j) = x;
-                }
-            SYNC();
-            if (fabs(piv) >= LS_SFMIN) {
-                const REAL r = (REAL)1 / piv;
-                for (int q = k + 1 + t; q < n; q += L)
-                    AT(A, q, k) *= r;
-            } else {
-                for (int q = k + 1 + t; q < n; q += L)
-                    AT(A, q, k) /= piv;
-            }
-        } else if (inf == 0) {
+        if (piv == (REAL)0 && inf == 0)
             inf = k + 1;
+        /* Every barrier is reached by every work-item and no branch
+         * encloses a loop: the swap and the scaling are loops whose bounds
+         * leave nothing to do where there is nothing to do. (Ubuntu 24.04's
+         * PoCL 5.0 aborted building the work-group function of the form
+         * with a barrier inside `if (piv != 0)` and the loops inside
+         * branches: "Assertion `region_entry_barrier != NULL' failed".) */
+        const int swap_from = piv != (REAL)0 && p != k ? t : n;
+        for (int j = swap_from; j < n; j += L) {
+            REAL x = AT(A, k, j);
+            AT(A, k, j) = AT(A, p, j);
+            AT(A, p, j) = x;
         }
+        SYNC();
+        /* the column scaled by the reciprocal unless it would overflow */
+        const bool recip = fabs(piv) >= LS_SFMIN;
+        const REAL r = recip ? (REAL)1 / piv : (REAL)1;
+        const int scale_from = piv != (REAL)0 ? k + 1 + t : n;
+        for (int q = scale_from; q < n; q += L)
+            AT(A, q, k) = recip ? AT(A, q, k) * r : AT(A, q, k) / piv;
         SYNC();
         /* the trailing update, down each column so that neighbouring
          * work-items touch neighbouring words of a column-major stack */

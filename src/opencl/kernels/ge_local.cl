@@ -3,7 +3,10 @@
  * with barriers instead of kernel launches: O(1) launches. Partial pivoting
  * (pivot search and swap inside the kernel) unless pivoting == 0. Every
  * loop below has a trip count uniform across the group, so all work-items
- * reach every barrier. */
+ * reach every barrier, and no branch encloses a loop (a loop's bounds say
+ * when there is nothing to do): PoCL 5.0's work-group compiler, Ubuntu
+ * 24.04's, aborted on a loop inside an `if` between two barriers
+ * ("Assertion `region_entry_barrier != NULL' failed"). */
 __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __global REAL *X,
                        __global int *piv, __global int *info, __local REAL *lm,
                        __local REAL *best, __local int *best_row)
@@ -19,16 +22,14 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
     for (int k = 0; k < n; ++k) {
         REAL bv = (REAL)-1;
         int br = k;
-        if (pivoting) {
-            for (int i = k + lid; i < n; i += L) {
-                REAL v = fabs(lm[i * w + k]);
-                if (v > bv) {
-                    bv = v;
-                    br = i;
-                }
-            }
-        } else if (lid == 0) {
+        if (!pivoting && lid == 0)
             bv = fabs(lm[k * w + k]);
+        for (int i = pivoting ? k + lid : n; i < n; i += L) {
+            REAL v = fabs(lm[i * w + k]);
+            if (v > bv) {
+                bv = v;
+                br = i;
+            }
         }
         ls_group_argmax(bv, br, best, best_row); /* all work-items: barriers */
         int p = best_row[0];
@@ -37,12 +38,11 @@ __kernel void ge_local(__global const REAL *M, int n, int w, int pivoting, __glo
         if (lid == 0)
             piv[k] = p;
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read best* before reuse */
-        if (p != k)
-            for (int j = k + lid; j < w; j += L) {
-                REAL t = lm[k * w + j];
-                lm[k * w + j] = lm[p * w + j];
-                lm[p * w + j] = t;
-            }
+        for (int j = p != k ? k + lid : w; j < w; j += L) {
+            REAL t = lm[k * w + j];
+            lm[k * w + j] = lm[p * w + j];
+            lm[p * w + j] = t;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
         int cols = w - k - 1;
         int count = (n - k - 1) * cols;
