@@ -64,12 +64,14 @@ __kernel void bgetrf(__global REAL *A0, long sA, long rs, long cs, int n, __glob
             AT(A, p, j) = x;
         }
         SYNC();
-        /* the column scaled by the reciprocal unless it would overflow */
+        /* the column scaled by the reciprocal, or divided where the
+         * reciprocal would overflow: one of the two loops runs */
         const bool recip = fabs(piv) >= LS_SFMIN;
         const REAL r = recip ? (REAL)1 / piv : (REAL)1;
-        const int scale_from = piv != (REAL)0 ? k + 1 + t : n;
-        for (int q = scale_from; q < n; q += L)
-            AT(A, q, k) = recip ? AT(A, q, k) * r : AT(A, q, k) / piv;
+        for (int q = recip ? k + 1 + t : n; q < n; q += L)
+            AT(A, q, k) *= r;
+        for (int q = piv != (REAL)0 && !recip ? k + 1 + t : n; q < n; q += L)
+            AT(A, q, k) /= piv;
         SYNC();
         /* the trailing update, down each column so that neighbouring
          * work-items touch neighbouring words of a column-major stack */
