@@ -7,6 +7,9 @@ pkgs=(cmake gcc make pkg-config libopenblas-dev liblapacke-dev
       # the LAPACK drop-in's tests: LAPACK's own test programs, the reference
       # LAPACK and BLAS (NaN/Inf oracle), Debian's NumPy run under the preload
       liblapack-test liblapack3 libblas3 python3-numpy
+      # the OpenCL tests again on Ubuntu 24.04's PoCL 5.0, in a chroot
+      # (scripts/opencl-pocl-distro.sh)
+      debootstrap
       # the sparse direct solver (UMFPACK)
       libsuitesparse-dev
       # distributed LU (liblinsolve_dist): OpenMPI, and ScaLAPACK as the bench's peer
