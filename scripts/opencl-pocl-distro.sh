@@ -76,7 +76,9 @@ trap cleanup EXIT
 mount -t proc proc "$ROOT/proc" && mount --bind /sys "$ROOT/sys" && mount --bind /dev "$ROOT/dev" ||
     skip "cannot mount into $ROOT"
 for d in $BINDS; do
-    [ -d "$d" ] && mkdir -p "$ROOT$d" && mount --bind "$d" "$ROOT$d"
+    if [ -d "$d" ]; then
+        mkdir -p "$ROOT$d" && mount --bind "$d" "$ROOT$d" || skip "cannot mount $d into $ROOT"
+    fi
 done
 LOG=$(mktemp)
 {
