@@ -80,6 +80,8 @@ for d in $BINDS; do
         mkdir -p "$ROOT$d" && mount --bind "$d" "$ROOT$d" || skip "cannot mount $d into $ROOT"
     fi
 done
+chroot "$ROOT" /bin/true || skip "cannot run programs in $ROOT"
+chroot "$ROOT" clinfo -l 2>/dev/null | grep -q Device || skip "PoCL in $ROOT lists no device"
 LOG=$(mktemp)
 {
     echo "# suite: $SUITE; $(chroot "$ROOT" dpkg-query -W -f '${Package} ${Version}\n' pocl-opencl-icd 2>/dev/null)"
